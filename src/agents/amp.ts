@@ -1,0 +1,103 @@
+import type { AgentPlugin } from "./types.js";
+
+/**
+ * Sourcegraph Amp. Threads live on Amp's server; `amp threads continue <id>` resumes one.
+ * Facts from Amp's own `--help` (0.0.1790142911) and ../shared/agents.md.
+ */
+
+const THREAD_ID = "T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+// Global options that take a value; Amp's parser accepts them before or after a command.
+const VALUE_OPTIONS = new Set([
+  "--visibility", "--settings-file", "--log-level", "--log-file", "--mcp-config", "-m", "--mode",
+  "--features", "--executor", "--runner-dir", "--attach", "--orb-size", "--title", "-l", "--label",
+]);
+// Options whose value is optional: it is theirs only when the next word is not an option.
+const OPTIONAL_VALUE_OPTIONS = new Set(["--project", "--plugin-ready-timeout"]);
+const EXECUTE = new Set(["-x", "--execute"]);
+
+interface AmpArgs {
+  /** Every option with its value, in order, except -x/--execute and its message. */
+  readonly options: string[];
+  readonly execute: boolean;
+  readonly message: string | undefined;
+  /** Words that are no option's value: a subcommand such as `threads list`. */
+  readonly command: string[];
+}
+
+function parseArgs(args: readonly string[]): AmpArgs {
+  const options: string[] = [];
+  const command: string[] = [];
+  let execute = false;
+  let message: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    const nextIsValue = next !== undefined && !next.startsWith("-");
+    if (arg === "--") {
+      command.push(...args.slice(i + 1));
+      break;
+    }
+    if (EXECUTE.has(arg)) {
+      execute = true;
+      // `-x "message"`; a bare `-x` reads the message from stdin.
+      if (nextIsValue && command.length === 0) message = args[++i];
+    } else if (arg.startsWith("--execute=")) {
+      execute = true;
+      message = arg.slice("--execute=".length);
+    } else if (VALUE_OPTIONS.has(arg) && next !== undefined) {
+      options.push(arg, next);
+      i++;
+    } else if (OPTIONAL_VALUE_OPTIONS.has(arg) && nextIsValue) {
+      options.push(arg, next);
+      i++;
+    } else if (arg.startsWith("-")) {
+      options.push(arg);
+    } else {
+      command.push(arg);
+    }
+  }
+  return { options, execute, message, command };
+}
+
+export const amp: AgentPlugin = {
+  name: "amp",
+  names: ["amp"],
+  grammar: new RegExp(`^${THREAD_ID}$`),
+  // `amp -x … --stream-json` is Claude-Code-compatible stream JSON: every line carries the thread
+  // in `session_id`; the thread is only known to have run a turn once `result` arrives.
+  json: [
+    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
+    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    { name: "result", field: "session_id", when: { type: ["result"] }, state: "confirmed" },
+  ],
+  // Interactive Amp never prints its thread ID, so there is nothing to read off the screen.
+  text: [],
+  rejected: [/does not exist/i, /Thread not found/i],
+  // Failures that say nothing about the thread: the pointer stays.
+  transient: [/Cannot reach Amp servers/i, /Are you offline\?/i, /No API key found/i],
+  passthrough(args) {
+    const { command } = parseArgs(args);
+    return command.length > 0 ? `\`amp ${command.join(" ")}\` is a subcommand, not a conversation` : undefined;
+  },
+  upfront: {
+    rule: "threads-new",
+    applies: (args) => !parseArgs(args).execute,
+    argv: (args) => [...parseArgs(args).options, "threads", "new"],
+    // Current builds print the thread URL (`https://ampcode.com/threads/T-…`, or under AMP_URL);
+    // older ones printed the bare ID.
+    parse(output) {
+      const match = new RegExp(`(?:^|/threads/)(${THREAD_ID})\\s*$`, "m").exec(output);
+      return match?.[1];
+    },
+  },
+  coldArgs(args, prompt) {
+    const parsed = parseArgs(args);
+    if (!parsed.execute) return { args: [...args], promptVia: "pty" };
+    if (parsed.message !== undefined || prompt === undefined) return { args: [...args], promptVia: "none" };
+    return { args: [...parsed.options, "-x", prompt], promptVia: "argv" };
+  },
+  warmArgs(args, id) {
+    return [...parseArgs(args).options, "threads", "continue", id];
+  },
+};

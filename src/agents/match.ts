@@ -1,0 +1,59 @@
+import { valueAt } from "../capture/json.js";
+import type { Line } from "../capture/line.js";
+import type { AgentPlugin, IdState, JsonRule, TextRule } from "./types.js";
+
+/** Why a rule that looked at a line took nothing from it. */
+export type Refusal = "grammar" | "not-a-string";
+
+export type Verdict =
+  | { readonly kind: "taken"; readonly rule: string; readonly id: string; readonly state: IdState }
+  | { readonly kind: "refused"; readonly rule: string; readonly reason: Refusal; readonly value: string };
+
+/**
+ * What every rule of `plugin` makes of one line. JSON lines are judged by field only and text
+ * rules never see them: message text inside a JSON line is full of look-alike IDs.
+ */
+export function judgeLine(plugin: AgentPlugin, line: Line): Verdict[] {
+  if (line.json !== undefined) {
+    const json = line.json;
+    return plugin.json.flatMap((rule) => judgeField(plugin.grammar, rule, json));
+  }
+  return plugin.text.flatMap((rule) => judgeText(plugin.grammar, rule, line.text));
+}
+
+function judgeField(
+  grammar: RegExp,
+  rule: JsonRule,
+  json: Readonly<Record<string, unknown>>,
+): Verdict[] {
+  const applies = Object.entries(rule.when ?? {}).every(([path, allowed]) => {
+    const value = valueAt(json, path);
+    return typeof value === "string" && allowed.includes(value);
+  });
+  if (!applies) return [];
+  const value = valueAt(json, rule.field);
+  if (value === undefined || value === null) return [];
+  if (typeof value !== "string") {
+    return [{ kind: "refused", rule: rule.name, reason: "not-a-string", value: JSON.stringify(value) }];
+  }
+  return [judgeValue(grammar, rule.name, rule.state, value)];
+}
+
+function judgeText(grammar: RegExp, rule: TextRule, text: string): Verdict[] {
+  const global = new RegExp(rule.pattern.source, rule.pattern.flags.replace("g", "") + "g");
+  return [...text.matchAll(global)].flatMap((match) => {
+    const value = match.groups?.["id"];
+    return value === undefined ? [] : [judgeValue(grammar, rule.name, rule.state, value)];
+  });
+}
+
+function judgeValue(grammar: RegExp, rule: string, state: IdState, value: string): Verdict {
+  return grammar.test(value)
+    ? { kind: "taken", rule, id: value, state }
+    : { kind: "refused", rule, reason: "grammar", value };
+}
+
+/** Whether any of `patterns` occurs in `text`. */
+export function matchesAny(patterns: readonly RegExp[], text: string): boolean {
+  return patterns.some((pattern) => pattern.test(text));
+}

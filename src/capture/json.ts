@@ -1,0 +1,23 @@
+/** The line as a JSON object, or undefined when it is anything else (never throws). */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return undefined;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value at a dotted path (`message.id`), or undefined. */
+export function valueAt(object: Readonly<Record<string, unknown>>, path: string): unknown {
+  let current: unknown = object;
+  for (const key of path.split(".")) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}

@@ -1,0 +1,1 @@
+export async function demoCommand(_argv: readonly string[]): Promise<number> { return 0; }

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { EXIT, SessionpinError } from "../errors.js";
+import { demoCommand } from "./demo.js";
+import { planCommand } from "./plan.js";
+import { pointerCommand } from "./pointer.js";
+import { runCommand } from "./run.js";
+
+const USAGE = `Usage: sessionpin <command> [options]
+
+Commands:
+  run [options] -- <agent> [args…]    run an agent in a PTY, pin its session, resume it next time
+  plan [options] -- <agent> [args…]   print what run would start (cold/warm, argv) as JSON
+  pointer show|clear                  show or set aside the stored pointer
+  demo                                run a built-in fake Amp twice: cold start, then warm resume
+
+Options: -h/--help (also after each command), -V/--version
+
+Exit codes: the agent's own (128+N when signal N killed it); 2 usage; 75 pointer locked by a live
+sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
+
+const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
+  run: runCommand,
+  plan: planCommand,
+  pointer: pointerCommand,
+  demo: demoCommand,
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "-h" || name === "--help" || name === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === "-V" || name === "--version") {
+    process.stdout.write(`sessionpin ${version()}\n`);
+    return EXIT.ok;
+  }
+  const command = commands[name];
+  if (command === undefined) throw new SessionpinError("usage", `sessionpin: unknown command ${JSON.stringify(name)}\n${USAGE}`);
+  return command(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof SessionpinError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    process.stderr.write(`sessionpin: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(EXIT.failure);
+  },
+);

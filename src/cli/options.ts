@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename } from "node:path";
+import { parseArgs } from "node:util";
+import { pluginForCommand, pluginNamed, pluginNames } from "../agents/registry.js";
+import type { AgentPlugin } from "../agents/types.js";
+import { SessionpinError } from "../errors.js";
+import { resolvePointerPath } from "../pointer/path.js";
+
+type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string }>>;
+type Values<O extends Options> = { -readonly [K in keyof O]?: O[K]["type"] extends "string" ? string : boolean };
+
+/** Options shared by the commands that start or plan an agent. */
+export const AGENT_OPTIONS = {
+  agent: { type: "string" },
+  pointer: { type: "string" },
+  prompt: { type: "string" },
+  "prompt-file": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies Options;
+
+/**
+ * `[options] [--] <agent> [args…]`: sessionpin's options stop at `--` or at the first word that is
+ * not an option, so the agent's own flags are never read as ours.
+ */
+export function parseWithCommand<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  usage: string,
+): { values: Values<O>; command: string[] } {
+  const end = commandStart(argv, options);
+  const values = parseOptions(argv.slice(0, end), options, usage);
+  const command = argv.slice(argv[end] === "--" ? end + 1 : end);
+  return { values, command };
+}
+
+export function parseOptions<O extends Options>(argv: readonly string[], options: O, usage: string): Values<O> {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Values<O>;
+  } catch (error) {
+    throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
+  }
+}
+
+function commandStart(argv: readonly string[], options: Options): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--" || !arg.startsWith("-")) return i;
+    const name = arg.startsWith("--") ? arg.slice(2) : Object.keys(options).find((key) => options[key]?.short === arg.slice(1));
+    if (name !== undefined && !name.includes("=") && options[name]?.type === "string") i++;
+  }
+  return argv.length;
+}
+
+/** The plugin: `--agent NAME`, else the executable's basename; undefined when none fits. */
+export function choosePlugin(agentFlag: string | undefined, command: string): AgentPlugin | undefined {
+  if (agentFlag === undefined) return pluginForCommand(command);
+  const plugin = pluginNamed(agentFlag);
+  if (plugin === undefined) {
+    throw new SessionpinError("unknown-agent", `sessionpin: --agent ${agentFlag}: no such plugin (known: ${pluginNames().join(", ")})`);
+  }
+  return plugin;
+}
+
+/** `--prompt`, `--prompt-file` or SESSIONPIN_PROMPT; at most one of the flags. */
+export function readPrompt(values: { prompt?: string; "prompt-file"?: string }, env: NodeJS.ProcessEnv): string | undefined {
+  if (values.prompt !== undefined && values["prompt-file"] !== undefined) {
+    throw new SessionpinError("usage", "sessionpin: give --prompt or --prompt-file, not both");
+  }
+  const file = values["prompt-file"];
+  if (file !== undefined) {
+    try {
+      // A trailing newline inside a bracketed paste would be typed as part of the message.
+      return readFileSync(file, "utf8").trimEnd();
+    } catch (error) {
+      throw new SessionpinError("prompt-file", `sessionpin: --prompt-file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    }
+  }
+  return values.prompt ?? env["SESSIONPIN_PROMPT"];
+}
+
+export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: env["HOME"] ?? homedir() });
+}
+
+/** The name a pointer is filed under: the plugin's, or the executable's when there is none. */
+export function agentName(plugin: AgentPlugin | undefined, command: string): string {
+  return plugin?.name ?? basename(command);
+}
+
+/** A number of seconds from a flag, as milliseconds. */
+export function seconds(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) {
+    throw new SessionpinError("usage", `sessionpin: --${flag} ${value}: expected a number of seconds (0 or more)`);
+  }
+  return parsed * 1000;
+}

@@ -1,0 +1,52 @@
+import { SessionpinError } from "../errors.js";
+import { readPointer, setAside } from "../pointer/store.js";
+import { pluginNamed } from "../agents/registry.js";
+import { parseOptions, pointerPathFor } from "./options.js";
+
+export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME] [--pointer PATH] [--json]
+
+  show    print the pointer for this directory (or --pointer PATH)
+  clear   move it aside (never deleted), so the next start is cold`;
+
+const OPTIONS = {
+  agent: { type: "string" },
+  pointer: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function pointerCommand(argv: readonly string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  const values = parseOptions(rest, OPTIONS, POINTER_USAGE);
+  if (values.help || action === "--help" || action === "-h") {
+    process.stdout.write(`${POINTER_USAGE}\n`);
+    return 0;
+  }
+  if (action !== "show" && action !== "clear") {
+    throw new SessionpinError("usage", `sessionpin pointer: expected show or clear, got ${JSON.stringify(action ?? "")}\n${POINTER_USAGE}`);
+  }
+  if (values.pointer === undefined && values.agent === undefined) {
+    throw new SessionpinError("usage", `sessionpin pointer ${action}: give --agent NAME or --pointer PATH\n${POINTER_USAGE}`);
+  }
+  const agent = values.agent === undefined ? "" : (pluginNamed(values.agent)?.name ?? values.agent);
+  const path = pointerPathFor(values.pointer, agent, process.env, process.cwd());
+  if (action === "clear") {
+    const aside = await setAside(path, "cleared", new Date());
+    const result = { pointer: path, movedTo: aside ?? null };
+    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : aside ? `moved ${path} to ${aside}\n` : `no pointer at ${path}\n`);
+    return 0;
+  }
+  const read = await readPointer(path);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ path, ...read })}\n`);
+  } else if (read.kind === "ok") {
+    const p = read.pointer;
+    process.stdout.write(
+      `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule})\n  captured ${p.capturedAt}${p.confirmedAt ? `, confirmed ${p.confirmedAt}` : ""}\n  cwd ${p.cwd}\n  file ${path}\n` +
+        p.history.map((h) => `  earlier ${h.id} until ${h.at}: ${h.reason}\n`).join(""),
+    );
+  } else {
+    process.stdout.write(`${path}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${read.reason}` : `written by a newer sessionpin (version ${read.version})`}\n`);
+  }
+  return read.kind === "ok" ? 0 : 1;
+}

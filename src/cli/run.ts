@@ -1,0 +1,77 @@
+import { systemClock } from "../clock.js";
+import { SessionpinError } from "../errors.js";
+import { fileLogger } from "../log/logger.js";
+import { defaultLogPath } from "../pointer/path.js";
+import { resolveExecutable } from "../pty/which.js";
+import { OuterTerminal } from "../pty/terminal.js";
+import { runSession } from "../resume/session.js";
+import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds } from "./options.js";
+
+export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
+
+Runs the agent in a PTY, invisibly, and pins its session ID; the next start resumes it.
+
+Options:
+  --agent NAME              plugin to use (default: chosen by the agent's executable name)
+  --pointer PATH            pointer file (env SESSIONPIN_POINTER; default beside
+                            $AGENTAPI_STATE_FILE, else $XDG_STATE_HOME/sessionpin/<agent>/<cwd hash>.json)
+  --log PATH                log file (default: the pointer's path with .log)
+  --prompt TEXT             task prompt, delivered on a cold start only (env SESSIONPIN_PROMPT)
+  --prompt-file PATH        the same, read from a file
+  --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
+  --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
+  -h, --help                show this help`;
+
+const RUN_OPTIONS = {
+  ...AGENT_OPTIONS,
+  log: { type: "string" },
+  "fallback-window": { type: "string" },
+  "prompt-quiet": { type: "string" },
+} as const;
+
+// A spinner that never stops must not hold the prompt back forever.
+const PROMPT_MAX_WAIT_MS = 20_000;
+
+export async function runCommand(argv: readonly string[]): Promise<number> {
+  const { values, command } = parseWithCommand(argv, RUN_OPTIONS, RUN_USAGE);
+  if (values.help) {
+    process.stdout.write(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  const [executable, ...args] = command;
+  if (executable === undefined) throw new SessionpinError("usage", `sessionpin run: no agent command given\n${RUN_USAGE}`);
+  const env = process.env;
+  const cwd = process.cwd();
+  // Input is read from here on, so nothing typed before the agent is up gets lost.
+  const terminal = new OuterTerminal();
+  terminal.open();
+  try {
+    resolveExecutable(executable, env, cwd);
+    const plugin = choosePlugin(values.agent, executable);
+    const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd);
+    const log = fileLogger(values.log ?? defaultLogPath(pointerPath));
+    try {
+      return await runSession({
+        command: executable,
+        args,
+        plugin,
+        pointerPath,
+        prompt: readPrompt(values, env),
+        fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
+        promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
+        promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
+        cwd,
+        env,
+        terminal,
+        log,
+        clock: systemClock,
+        now: () => new Date(),
+      });
+    } finally {
+      log.close();
+    }
+  } finally {
+    await terminal.flush();
+    terminal.close();
+  }
+}

@@ -1,0 +1,62 @@
+import * as pty from "node-pty";
+import { signalGroup } from "./signals.js";
+
+export interface ExitStatus {
+  readonly exitCode: number;
+  /** The signal number that killed the agent, 0 when it exited by itself. */
+  readonly signal: number;
+}
+
+export interface AgentPty {
+  readonly pid: number;
+  write(data: Buffer | string): void;
+  resize(cols: number, rows: number): void;
+  /** Sends `signal` to the agent's whole process group, as a terminal would. */
+  signal(signal: NodeJS.Signals): void;
+  onData(listener: (chunk: Buffer) => void): void;
+  pause(): void;
+  resume(): void;
+  readonly exited: Promise<ExitStatus>;
+}
+
+export interface SpawnOptions {
+  readonly cols: number;
+  readonly rows: number;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Starts `argv` in a new PTY, raw bytes both ways. */
+export function spawnAgent(argv: readonly string[], options: SpawnOptions): AgentPty {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error("spawnAgent needs a command");
+  const child = pty.spawn(file, args, {
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd,
+    // A copy: given process.env itself, node-pty deletes TMUX, STY, COLUMNS and others.
+    env: { ...options.env },
+    // Only name the terminal when the parent had one; otherwise node-pty's default applies.
+    ...(options.env["TERM"] !== undefined ? { name: options.env["TERM"] } : {}),
+    encoding: null,
+  });
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.onExit(({ exitCode, signal }) => resolve({ exitCode, signal: signal ?? 0 }));
+  });
+  return {
+    pid: child.pid,
+    write: (data) => child.write(data),
+    resize: (cols, rows) => child.resize(cols, rows),
+    signal: (signal) => signalGroup(child.pid, signal),
+    // With `encoding: null` node-pty delivers Buffers; its typings still say string.
+    onData: (listener) => void child.onData((data) => listener(data as unknown as Buffer)),
+    pause: () => child.pause(),
+    resume: () => child.resume(),
+    exited,
+  };
+}
+
+/** The shell convention: the agent's own code, or 128+N when signal N killed it. */
+export function exitCodeOf(status: ExitStatus): number {
+  return status.signal > 0 ? 128 + status.signal : status.exitCode;
+}

@@ -1,0 +1,87 @@
+/**
+ * The outer terminal sessionpin runs in (agentapi's PTY, or a person's): its size, raw mode,
+ * input and output. Input is read from the start and held until an agent is attached, because
+ * agentapi writes to the PTY (`" \b"`, cursor-position replies) before any agent is up.
+ */
+export class OuterTerminal {
+  #sink: ((chunk: Buffer) => void) | undefined;
+  #held: Buffer[] = [];
+  #wasRaw = false;
+
+  constructor(
+    private readonly stdin: NodeJS.ReadStream = process.stdin,
+    private readonly stdout: NodeJS.WriteStream = process.stdout,
+  ) {}
+
+  get isTTY(): boolean {
+    return this.stdin.isTTY === true;
+  }
+
+  /** The inherited window size; 80x24 when there is no terminal to ask. */
+  size(): { cols: number; rows: number } {
+    const cols = this.stdout.isTTY ? this.stdout.columns : 0;
+    const rows = this.stdout.isTTY ? this.stdout.rows : 0;
+    return cols > 0 && rows > 0 ? { cols, rows } : { cols: 80, rows: 24 };
+  }
+
+  /** Raw mode (when stdin is a terminal) and start reading input. */
+  open(): void {
+    if (this.stdin.isTTY) {
+      this.#wasRaw = this.stdin.isRaw;
+      this.stdin.setRawMode(true);
+    }
+    this.stdin.on("data", (chunk: Buffer) => {
+      if (this.#sink) this.#sink(chunk);
+      else this.#held.push(chunk);
+    });
+    this.stdin.resume();
+  }
+
+  /** Input goes to `sink` from now on, starting with whatever arrived while nobody listened. */
+  attach(sink: (chunk: Buffer) => void): void {
+    this.#sink = sink;
+    const held = this.#held;
+    this.#held = [];
+    for (const chunk of held) sink(chunk);
+  }
+
+  /** Input is held again (between one agent's exit and the next one's start). */
+  detach(): void {
+    this.#sink = undefined;
+  }
+
+  /** Drops input held so far and returns its size (a piped prompt not to be sent again). */
+  discardHeld(): number {
+    const bytes = this.#held.reduce((sum, chunk) => sum + chunk.length, 0);
+    this.#held = [];
+    return bytes;
+  }
+
+  onResize(listener: (cols: number, rows: number) => void): void {
+    if (!this.stdout.isTTY) return;
+    this.stdout.on("resize", () => {
+      const { cols, rows } = this.size();
+      listener(cols, rows);
+    });
+  }
+
+  /** Writes agent output; false when the caller should wait for `drain`. */
+  write(chunk: Buffer): boolean {
+    return this.stdout.write(chunk);
+  }
+
+  onDrain(listener: () => void): void {
+    this.stdout.on("drain", listener);
+  }
+
+  /** Waits until everything written has been handed to the OS. */
+  flush(): Promise<void> {
+    return new Promise((resolve) => this.stdout.write("", () => resolve()));
+  }
+
+  close(): void {
+    if (this.stdin.isTTY) this.stdin.setRawMode(this.#wasRaw);
+    this.stdin.pause();
+    this.stdin.destroy();
+  }
+}

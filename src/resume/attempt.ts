@@ -1,0 +1,110 @@
+import type { Clock, Timer } from "../clock.js";
+import type { Line } from "../capture/line.js";
+import { createCapture } from "../capture/pipeline.js";
+import { judgeLine } from "../agents/match.js";
+import type { PinEvent, SessionTracker } from "../agents/tracker.js";
+import type { AgentPlugin } from "../agents/types.js";
+import type { Logger } from "../log/logger.js";
+import { exitCodeOf, spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
+import type { SignalRelay } from "../pty/signals.js";
+import type { OuterTerminal } from "../pty/terminal.js";
+import { RejectionWatch } from "./fallback.js";
+import { QuietTrigger, typePrompt } from "./prompt.js";
+
+// An agent that printed its rejection but keeps running gets this long after SIGTERM.
+const KILL_GRACE_MS = 3_000;
+
+export interface AttemptOptions {
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly terminal: OuterTerminal;
+  readonly relay: SignalRelay;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Receives the running agent, for resize and flow control. */
+  readonly onSpawn: (agent: AgentPty | undefined) => void;
+  readonly capture?: {
+    readonly plugin: AgentPlugin;
+    readonly tracker: SessionTracker;
+    readonly onPin: (event: PinEvent) => void;
+  };
+  /** Typed into the PTY once the agent's output goes quiet. */
+  readonly prompt?: { readonly text: string; readonly quietMs: number; readonly maxWaitMs: number };
+  /** On a warm start: how long a failure still means the stored ID was rejected. */
+  readonly fallbackWindowMs?: number;
+  /** Piped input is not passed on (a warm start must not send a piped prompt again). */
+  readonly dropInput?: boolean;
+}
+
+export interface AttemptOutcome {
+  readonly status: ExitStatus;
+  /** Why the stored ID counts as rejected, when it does. */
+  readonly rejected?: string;
+  readonly signalledByUs: boolean;
+}
+
+/** Runs the agent once in a PTY, passing everything through, and reports how it ended. */
+export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
+  const agent = spawnAgent(o.argv, { ...o.terminal.size(), cwd: o.cwd, env: o.env });
+  const startedAt = o.clock.now();
+  o.log.info(`started pid ${agent.pid}: ${JSON.stringify(o.argv)}`);
+  o.onSpawn(agent);
+  const watch = o.capture && o.fallbackWindowMs !== undefined
+    ? new RejectionWatch(o.capture.plugin, o.fallbackWindowMs, startedAt)
+    : undefined;
+  let signalledByUs = false;
+  o.relay.attach((signal) => {
+    signalledByUs = true;
+    o.log.info(`forwarding ${signal} to the agent's process group`);
+    agent.signal(signal);
+  });
+  let dropped = 0;
+  o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => agent.write(chunk));
+
+  let killTimer: Timer | undefined;
+  const quiet = o.prompt && startPrompt(o, agent, o.prompt);
+  const capture = createCapture();
+  capture.on("data", (line: Line) => {
+    if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
+      o.log.info(`rejection seen on line ${line.n}; stopping the agent`);
+      agent.signal("SIGTERM");
+      killTimer = o.clock.setTimeout(() => agent.signal("SIGKILL"), KILL_GRACE_MS);
+    }
+    if (o.capture === undefined) return;
+    for (const verdict of judgeLine(o.capture.plugin, line)) {
+      if (verdict.kind === "taken") watch?.accept();
+      const event = o.capture.tracker.observe(verdict, line.n);
+      if (event !== undefined) o.capture.onPin(event);
+    }
+  });
+  const captured = new Promise((resolve) => capture.on("end", resolve));
+  capture.resume();
+
+  agent.onData((chunk) => {
+    if (!o.terminal.write(chunk)) agent.pause();
+    capture.write(chunk);
+    quiet?.activity();
+  });
+  const status = await agent.exited;
+  capture.end();
+  await captured;
+  quiet?.cancel();
+  if (killTimer !== undefined) o.clock.clearTimeout(killTimer);
+  o.relay.detach();
+  o.terminal.detach();
+  o.onSpawn(undefined);
+  if (dropped > 0) o.log.info(`dropped ${dropped} bytes of piped input: a warm start does not send the prompt again`);
+  o.log.info(`agent exited: code ${status.exitCode}, signal ${status.signal}`);
+  const rejected = watch?.verdict({ code: exitCodeOf(status), now: o.clock.now(), signalledByUs });
+  return rejected === undefined ? { status, signalledByUs } : { status, rejected, signalledByUs };
+}
+
+function startPrompt(o: AttemptOptions, agent: AgentPty, prompt: NonNullable<AttemptOptions["prompt"]>): QuietTrigger {
+  const trigger = new QuietTrigger(o.clock, prompt.quietMs, prompt.maxWaitMs, () => {
+    o.log.info(`typing the prompt (${prompt.text.length} characters) as a bracketed paste`);
+    typePrompt((data) => agent.write(data), prompt.text, o.clock);
+  });
+  trigger.start();
+  return trigger;
+}

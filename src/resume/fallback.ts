@@ -1,0 +1,44 @@
+import { matchesAny } from "../agents/match.js";
+import type { AgentPlugin } from "../agents/types.js";
+
+/**
+ * Decides whether a warm start's agent rejected the stored ID. Only the first `windowMs` of the
+ * run count, and only until the agent shows a turn: a session that ran and later failed says
+ * nothing about its ID. Failures the plugin calls transient (offline) never reject it.
+ */
+export class RejectionWatch {
+  #rejectedBy: string | undefined;
+  #transient = false;
+  #settled = false;
+
+  constructor(
+    private readonly plugin: AgentPlugin,
+    private readonly windowMs: number,
+    private readonly startedAt: number,
+  ) {}
+
+  /** A line of output at time `now`; true when it is the rejection itself. */
+  observe(text: string, now: number): boolean {
+    if (!this.#open(now)) return false;
+    if (matchesAny(this.plugin.transient, text)) this.#transient = true;
+    if (this.#transient || !matchesAny(this.plugin.rejected, text)) return false;
+    this.#rejectedBy ??= `${this.plugin.name} printed ${JSON.stringify(text.slice(0, 200))}`;
+    return true;
+  }
+
+  /** The agent ran a turn or reported its session: the ID was accepted. */
+  accept(): void {
+    this.#settled = true;
+  }
+
+  /** Why the ID counts as rejected once the agent exited, or undefined. */
+  verdict(exit: { code: number; now: number; signalledByUs: boolean }): string | undefined {
+    if (this.#rejectedBy !== undefined) return this.#rejectedBy;
+    if (exit.code === 0 || exit.signalledByUs || this.#transient || !this.#open(exit.now)) return undefined;
+    return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window`;
+  }
+
+  #open(now: number): boolean {
+    return !this.#settled && now - this.startedAt < this.windowMs;
+  }
+}

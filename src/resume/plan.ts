@@ -1,0 +1,77 @@
+import type { AgentPlugin, PromptVia } from "../agents/types.js";
+import type { Pointer } from "../pointer/schema.js";
+import type { PointerRead } from "../pointer/store.js";
+
+export interface StartPlan {
+  readonly mode: "cold" | "warm";
+  /** The ID resumed (warm), or null. */
+  readonly id: string | null;
+  /** The agent's arguments, without the executable. */
+  readonly args: string[];
+  readonly promptVia: PromptVia;
+  /** Whether the plugin's up-front command runs first to learn the ID (cold only). */
+  readonly upfront: boolean;
+  /** Why this mode, in words for the log. */
+  readonly reason: string;
+  /** The pointer this plan resumes from. */
+  readonly pointer?: Pointer;
+}
+
+/** Cold or warm, and with which argv. Pure: runs nothing and writes nothing. */
+export function planStart(
+  plugin: AgentPlugin,
+  args: readonly string[],
+  read: PointerRead,
+  context: { readonly cwd: string; readonly prompt: string | undefined },
+): StartPlan {
+  const refusal = unusable(plugin, read, context.cwd);
+  if (refusal !== undefined || read.kind !== "ok") {
+    return coldPlan(plugin, args, context.prompt, refusal ?? "no pointer");
+  }
+  const pointer = read.pointer;
+  return {
+    mode: "warm",
+    id: pointer.id,
+    args: plugin.warmArgs(args, pointer.id),
+    promptVia: "none",
+    upfront: false,
+    reason: `resuming ${pointer.state} ${pointer.id} from ${pointer.capturedAt}`,
+    pointer,
+  };
+}
+
+export function coldPlan(
+  plugin: AgentPlugin,
+  args: readonly string[],
+  prompt: string | undefined,
+  reason: string,
+): StartPlan {
+  const cold = plugin.coldArgs(args, prompt);
+  return {
+    mode: "cold",
+    id: null,
+    args: cold.args,
+    promptVia: prompt === undefined ? "none" : cold.promptVia,
+    upfront: plugin.upfront?.applies(args) ?? false,
+    reason,
+  };
+}
+
+/** Why the pointer read cannot be resumed, or undefined when it can (or there is none). */
+export function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): string | undefined {
+  switch (read.kind) {
+    case "missing":
+      return undefined;
+    case "invalid":
+      return `pointer unreadable: ${read.reason}`;
+    case "newer":
+      return `pointer written by a newer sessionpin (version ${read.version})`;
+    case "ok": {
+      const { pointer } = read;
+      if (pointer.agent !== plugin.name) return `pointer belongs to agent ${pointer.agent}, not ${plugin.name}`;
+      if (pointer.cwd !== cwd) return `pointer belongs to ${pointer.cwd}, not ${cwd}`;
+      if (!plugin.grammar.test(pointer.id)) return `pointer ID ${JSON.stringify(pointer.id)} is not a ${plugin.name} ID`;
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import { constants } from "node:os";
+import type { Clock } from "../clock.js";
+import { SessionTracker } from "../agents/tracker.js";
+import type { AgentPlugin } from "../agents/types.js";
+import { SessionpinError } from "../errors.js";
+import type { Logger } from "../log/logger.js";
+import { acquireLock } from "../pointer/lock.js";
+import type { Pointer } from "../pointer/schema.js";
+import { readPointer, setAside } from "../pointer/store.js";
+import { exitCodeOf, type AgentPty } from "../pty/host.js";
+import { SignalRelay } from "../pty/signals.js";
+import type { OuterTerminal } from "../pty/terminal.js";
+import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
+import { PointerPin } from "./pin.js";
+import { coldPlan, planStart, type StartPlan } from "./plan.js";
+import { runUpfront } from "./upfront.js";
+
+export interface SessionOptions {
+  /** The agent's executable as the user wrote it, and its arguments. */
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly plugin: AgentPlugin | undefined;
+  readonly pointerPath: string;
+  readonly prompt: string | undefined;
+  readonly fallbackWindowMs: number;
+  readonly promptQuietMs: number;
+  readonly promptMaxWaitMs: number;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly terminal: OuterTerminal;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly now: () => Date;
+}
+
+/**
+ * `sessionpin run`: cold or warm start, the agent in a PTY, the pointer kept current, and one
+ * fresh start when the stored ID is rejected. Resolves to the exit code to leave with.
+ */
+export async function runSession(o: SessionOptions): Promise<number> {
+  let current: AgentPty | undefined;
+  o.terminal.onResize((cols, rows) => current?.resize(cols, rows));
+  o.terminal.onDrain(() => current?.resume());
+  const relay = new SignalRelay();
+  const base: Omit<AttemptOptions, "argv"> = {
+    cwd: o.cwd, env: o.env, terminal: o.terminal, relay, clock: o.clock, log: o.log,
+    onSpawn: (agent) => void (current = agent),
+  };
+  try {
+    const why = o.plugin === undefined
+      ? `no plugin for ${JSON.stringify(o.command)}: running it transparently, nothing is captured`
+      : o.plugin.passthrough?.(o.args);
+    if (o.plugin === undefined || why !== undefined) {
+      o.log.info(why ?? "");
+      return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...o.args] })).status);
+    }
+    return await pinned(o, o.plugin, base, relay);
+  } finally {
+    relay.dispose();
+  }
+}
+
+async function pinned(
+  o: SessionOptions,
+  plugin: AgentPlugin,
+  base: Omit<AttemptOptions, "argv">,
+  relay: SignalRelay,
+): Promise<number> {
+  const lock = await acquireLock(o.pointerPath);
+  if (lock.kind === "held") {
+    const { holder } = lock;
+    throw new SessionpinError(
+      "pointer-locked",
+      `sessionpin: ${o.pointerPath} is in use by sessionpin pid ${holder.pid} on ${holder.host} since ${holder.startedAt}`,
+    );
+  }
+  if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
+  try {
+    const read = await readPointer(o.pointerPath);
+    if (read.kind === "newer") {
+      throw new SessionpinError(
+        "pointer-invalid",
+        `sessionpin: ${o.pointerPath} was written by a newer sessionpin (pointer version ${read.version}); left untouched. Upgrade, or choose another file with --pointer.`,
+      );
+    }
+    let plan = planStart(plugin, o.args, read, { cwd: o.cwd, prompt: o.prompt });
+    o.log.info(`${plan.mode} start: ${plan.reason}`);
+    if (plan.mode === "cold" && read.kind !== "missing") {
+      const aside = await setAside(o.pointerPath, read.kind === "invalid" ? "corrupt" : "unused", o.now());
+      o.log.warn(`moved the pointer aside to ${aside}`);
+    }
+    let history: Pointer["history"] = [];
+    for (;;) {
+      const outcome = await attempt(o, plugin, base, plan, history);
+      if (outcome.rejected === undefined || relay.received !== undefined) return exitCodeOf(outcome.status);
+      const aside = await setAside(o.pointerPath, "rejected", o.now());
+      o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
+      history = [...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }];
+      plan = coldPlan(plugin, o.args, o.prompt, "the stored ID was rejected");
+    }
+  } finally {
+    await lock.lock.release();
+  }
+}
+
+async function attempt(
+  o: SessionOptions,
+  plugin: AgentPlugin,
+  base: Omit<AttemptOptions, "argv">,
+  plan: StartPlan,
+  history: Pointer["history"],
+): Promise<AttemptOutcome> {
+  const warm = plan.mode === "warm" ? plan.pointer : undefined;
+  const pin = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd }, o.log, o.now, warm, history);
+  const tracker = new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule });
+  let args = plan.args;
+  if (plan.upfront && plugin.upfront !== undefined) {
+    const created = await runUpfront(o.command, plugin.upfront, plan.args, { env: o.env, cwd: o.cwd });
+    const verdict = "id" in created && plugin.grammar.test(created.id)
+      ? ({ kind: "taken", rule: plugin.upfront.rule, id: created.id, state: "confirmed" } as const)
+      : undefined;
+    if (verdict !== undefined) {
+      const event = tracker.observe(verdict);
+      if (event !== undefined) pin.apply(event);
+      args = plugin.warmArgs(plan.args, verdict.id);
+    } else {
+      o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
+    }
+  }
+  const aborted = base.relay.received;
+  if (aborted !== undefined) {
+    o.log.info(`${aborted} arrived before the agent started; not starting it`);
+    return { status: { exitCode: 0, signal: constants.signals[aborted] }, signalledByUs: true };
+  }
+  const outcome = await runAttempt({
+    ...base,
+    argv: [o.command, ...args],
+    capture: { plugin, tracker, onPin: (event) => pin.apply(event) },
+    ...(plan.promptVia === "pty" && o.prompt !== undefined
+      ? { prompt: { text: o.prompt, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs } }
+      : {}),
+    ...(warm !== undefined ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
+  });
+  await pin.settled();
+  return outcome;
+}
