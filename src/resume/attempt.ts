@@ -1,9 +1,8 @@
 import type { Clock, Timer } from "../clock.js";
 import type { Line } from "../capture/line.js";
 import { createCapture } from "../capture/pipeline.js";
-import { judgeLine } from "../agents/match.js";
-import type { PinEvent, SessionTracker } from "../agents/tracker.js";
-import type { AgentPlugin } from "../agents/types.js";
+import type { Extractor } from "../agents/extract.js";
+import type { PinEvent } from "../agents/tracker.js";
 import type { Logger } from "../log/logger.js";
 import { exitCodeOf, spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
 import type { SignalRelay } from "../pty/signals.js";
@@ -25,8 +24,7 @@ export interface AttemptOptions {
   /** Receives the running agent, for resize and flow control. */
   readonly onSpawn: (agent: AgentPty | undefined) => void;
   readonly capture?: {
-    readonly plugin: AgentPlugin;
-    readonly tracker: SessionTracker;
+    readonly extractor: Extractor;
     readonly onPin: (event: PinEvent) => void;
   };
   /** Typed into the PTY once the agent's output goes quiet. */
@@ -51,7 +49,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   o.log.info(`started pid ${agent.pid}: ${JSON.stringify(o.argv)}`);
   o.onSpawn(agent);
   const watch = o.capture && o.fallbackWindowMs !== undefined
-    ? new RejectionWatch(o.capture.plugin, o.fallbackWindowMs, startedAt)
+    ? new RejectionWatch(o.capture.extractor.plugin, o.fallbackWindowMs, startedAt)
     : undefined;
   let signalledByUs = false;
   o.relay.attach((signal) => {
@@ -72,11 +70,9 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
       killTimer = o.clock.setTimeout(() => agent.signal("SIGKILL"), KILL_GRACE_MS);
     }
     if (o.capture === undefined) return;
-    for (const verdict of judgeLine(o.capture.plugin, line)) {
-      if (verdict.kind === "taken") watch?.accept();
-      const event = o.capture.tracker.observe(verdict, line.n);
-      if (event !== undefined) o.capture.onPin(event);
-    }
+    const { verdicts, events } = o.capture.extractor.line(line);
+    if (verdicts.some((verdict) => verdict.kind === "taken")) watch?.accept();
+    for (const event of events) o.capture.onPin(event);
   });
   const captured = new Promise((resolve) => capture.on("end", resolve));
   capture.resume();

@@ -1,5 +1,6 @@
 import { constants } from "node:os";
 import type { Clock } from "../clock.js";
+import { Extractor } from "../agents/extract.js";
 import { SessionTracker } from "../agents/tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { SessionpinError } from "../errors.js";
@@ -135,7 +136,7 @@ async function attempt(
   const outcome = await runAttempt({
     ...base,
     argv: [o.command, ...args],
-    capture: { plugin, tracker, onPin: (event) => pin.apply(event) },
+    capture: { extractor: new Extractor(plugin, tracker), onPin: (event) => pin.apply(event) },
     ...(plan.promptVia === "pty" && o.prompt !== undefined
       ? { prompt: { text: o.prompt, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs } }
       : {}),

@@ -1,0 +1,69 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { PtyDriver, type DriverOptions } from "../../src/demo/driver.js";
+
+export const ROOT = join(import.meta.dirname, "../..");
+/** The built CLI: `npm test` builds it first, so the tests run what users run. */
+export const CLI = join(ROOT, "dist/cli/main.js");
+export const FAKE_AGENTS = join(ROOT, "fixtures/agents");
+
+export interface FakeAmpEvent {
+  readonly pid: number;
+  readonly argv: string[];
+  readonly event: string;
+  readonly [key: string]: unknown;
+}
+
+/** A temp HOME, state folder and working folder, with the fake agents first on PATH. */
+export class Sandbox {
+  readonly dir = mkdtempSync(join(tmpdir(), "sessionpin-test-"));
+  readonly home = join(this.dir, "home");
+  readonly ampHome = join(this.dir, "fake-amp");
+  readonly pointer = join(this.dir, "state", "pointer.json");
+  readonly log = join(this.dir, "state", "pointer.log");
+  readonly env: NodeJS.ProcessEnv;
+
+  constructor(extraEnv: NodeJS.ProcessEnv = {}) {
+    this.env = {
+      PATH: `${FAKE_AGENTS}${delimiter}${process.env["PATH"] ?? ""}`,
+      HOME: this.home,
+      FAKE_AMP_HOME: this.ampHome,
+      XDG_STATE_HOME: join(this.dir, "xdg-state"),
+      ...extraEnv,
+    };
+  }
+
+  /** `sessionpin <args>` in a PTY sized like agentapi's (67x1190). */
+  sessionpin(args: readonly string[], options: DriverOptions = {}): PtyDriver {
+    return new PtyDriver([process.execPath, CLI, ...args], { cwd: this.dir, env: this.env, ...options });
+  }
+
+  /** Any program in the same kind of PTY, for side-by-side comparisons. */
+  direct(argv: readonly string[], options: DriverOptions = {}): PtyDriver {
+    return new PtyDriver(argv, { cwd: this.dir, env: this.env, ...options });
+  }
+
+  events(): FakeAmpEvent[] {
+    const path = join(this.ampHome, "events.jsonl");
+    if (!existsSync(path)) return [];
+    return readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as FakeAmpEvent);
+  }
+
+  readPointer(): Record<string, unknown> {
+    return JSON.parse(readFileSync(this.pointer, "utf8")) as Record<string, unknown>;
+  }
+
+  readLog(): string {
+    return existsSync(this.log) ? readFileSync(this.log, "utf8") : "";
+  }
+
+  /** Files beside the pointer whose names contain `label` (e.g. "rejected"). */
+  asideFiles(label: string): string[] {
+    return readdirSync(join(this.dir, "state")).filter((name) => name.includes(`.${label}-`));
+  }
+
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { amp } from "../../src/agents/amp.js";
+import { RejectionWatch } from "../../src/resume/fallback.js";
+
+const exit = (code: number, now: number, signalledByUs = false) => ({ code, now, signalledByUs });
+
+describe("RejectionWatch", () => {
+  it("calls the ID rejected when the agent prints a rejection text within the window", () => {
+    const watch = new RejectionWatch(amp, 15_000, 0);
+    expect(watch.observe("Error: Thread T-1 does not exist.", 200)).toBe(true);
+    expect(watch.verdict(exit(1, 300))).toMatch(/amp printed .*does not exist/);
+  });
+
+  it("calls a non-zero exit within the window a rejection, but not one after it", () => {
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(1, 14_999))).toMatch(/exited with 1 after 14999 ms/);
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(1, 15_000))).toBeUndefined();
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(0, 10))).toBeUndefined();
+  });
+
+  it("ignores rejection texts after the window or after the agent accepted the session", () => {
+    const late = new RejectionWatch(amp, 15_000, 0);
+    expect(late.observe("Thread not found", 16_000)).toBe(false);
+    const accepted = new RejectionWatch(amp, 15_000, 0);
+    accepted.accept();
+    expect(accepted.observe("Thread not found", 10)).toBe(false);
+    expect(accepted.verdict(exit(1, 20))).toBeUndefined();
+  });
+
+  it("keeps the ID when the failure is transient (offline) or the exit followed our signal", () => {
+    const offline = new RejectionWatch(amp, 15_000, 0);
+    offline.observe("Error: Cannot reach Amp servers. Are you offline?", 10);
+    expect(offline.verdict(exit(1, 20))).toBeUndefined();
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(130, 20, true))).toBeUndefined();
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { amp } from "../../src/agents/amp.js";
+import type { Pointer } from "../../src/pointer/schema.js";
+import { planStart } from "../../src/resume/plan.js";
+
+const ID = "T-019c479a-39cc-72af-a2d1-65a965c076ec";
+const pointer: Pointer = {
+  version: 1, agent: "amp", id: ID, state: "confirmed", cwd: "/work/repo",
+  capturedAt: "2026-11-22T10:00:00.000Z", source: { rule: "threads-new" }, history: [],
+};
+const context = { cwd: "/work/repo", prompt: "build it" };
+
+describe("planStart", () => {
+  it("is cold with no pointer, with the up-front thread for interactive Amp and the prompt by PTY", () => {
+    const plan = planStart(amp, ["--mode", "smart"], { kind: "missing" }, context);
+    expect(plan).toMatchObject({ mode: "cold", id: null, args: ["--mode", "smart"], promptVia: "pty", upfront: true });
+  });
+
+  it("is warm with a usable pointer: threads continue, no prompt", () => {
+    const plan = planStart(amp, ["--mode", "smart"], { kind: "ok", pointer }, context);
+    expect(plan).toMatchObject({ mode: "warm", id: ID, args: ["--mode", "smart", "threads", "continue", ID], promptVia: "none", upfront: false });
+  });
+
+  it("resumes a provisional pointer too (a fallback is ready if it was never saved)", () => {
+    const plan = planStart(amp, [], { kind: "ok", pointer: { ...pointer, state: "provisional" } }, context);
+    expect(plan.mode).toBe("warm");
+  });
+
+  it.each([
+    ["another agent", { ...pointer, agent: "claude" }, /agent claude/],
+    ["another cwd", { ...pointer, cwd: "/elsewhere" }, /\/elsewhere/],
+    ["an ID outside the grammar", { ...pointer, id: "--help" }, /not a amp ID/],
+  ])("never resumes a pointer of %s", (_name, bad, reason) => {
+    const plan = planStart(amp, [], { kind: "ok", pointer: bad }, context);
+    expect(plan.mode).toBe("cold");
+    expect(plan.reason).toMatch(reason);
+  });
+
+  it("is cold for an unreadable pointer and says why", () => {
+    const plan = planStart(amp, [], { kind: "invalid", reason: "not JSON" }, context);
+    expect(plan).toMatchObject({ mode: "cold", reason: "pointer unreadable: not JSON" });
+  });
+
+  it("sends no prompt at all when none was given", () => {
+    expect(planStart(amp, [], { kind: "missing" }, { cwd: "/w", prompt: undefined }).promptVia).toBe("none");
+  });
+});
