@@ -1,0 +1,155 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync, unlinkSync } from "node:fs";
+import { link, lstat, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { setTimeout } from "node:timers/promises";
+import { z } from "zod";
+import { SessionpinError } from "../errors.js";
+import { removeStaleLock } from "./takeover.js";
+
+const LockInfoSchema = z.object({
+  // Positive: kill(0, 0) would probe our own process group and always report "alive".
+  pid: z.number().int().positive(),
+  startedAt: z.string(),
+  host: z.string(),
+});
+export type LockInfo = z.infer<typeof LockInfoSchema>;
+
+/** A lock file that could not be parsed, e.g. left empty by a writer killed mid-write. */
+export interface UnreadableLock {
+  unreadable: string;
+}
+
+export interface PointerLock {
+  readonly path: string;
+  readonly info: LockInfo;
+  /** Removes the lock file if it is still ours; safe to call more than once. */
+  release(): Promise<void>;
+  /** The same, for `process.on("exit")` handlers, which cannot await. */
+  releaseSync(): void;
+}
+
+export type LockResult =
+  | { kind: "acquired"; lock: PointerLock; tookOverFrom?: LockInfo | UnreadableLock }
+  | { kind: "held"; holder: LockInfo };
+
+const ATTEMPTS = 10;
+const BUSY_WAIT_MS = 20;
+
+/** One live writer per pointer: a `<pointer>.lock` file naming the holder's pid and host. */
+export async function acquireLock(
+  pointerPath: string,
+  o: { now?: () => Date } = {},
+): Promise<LockResult> {
+  const path = `${pointerPath}.lock`;
+  const info: LockInfo = {
+    pid: process.pid,
+    startedAt: (o.now ?? (() => new Date()))().toISOString(),
+    host: hostname(),
+  };
+  const text = `${JSON.stringify(info)}\n`;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  let tookOverFrom: LockInfo | UnreadableLock | undefined;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (await createWithContent(path, text)) {
+      const lock = makeLock(path, info, text);
+      return tookOverFrom ? { kind: "acquired", lock, tookOverFrom } : { kind: "acquired", lock };
+    }
+    const existing = await readExisting(path);
+    if (existing === undefined) continue; // released between our create and our read
+    const holder = parseLock(existing);
+    if ("pid" in holder && (holder.host !== info.host || isAlive(holder.pid))) {
+      // On another host the pid means nothing to us, so we cannot call it dead.
+      return { kind: "held", holder };
+    }
+    const outcome = await removeStaleLock(path, existing);
+    if (outcome === "removed") tookOverFrom = holder;
+    if (outcome === "busy") await setTimeout(BUSY_WAIT_MS);
+  }
+  throw new SessionpinError(
+    "pointer-locked",
+    `could not lock ${path}: another process is taking it over; try again in a few seconds`,
+  );
+}
+
+/**
+ * Writes the content aside, then links it into place: link() creates the name atomically and
+ * fails if it exists, and unlike open("wx") the lock is never visible empty to a rival.
+ */
+async function createWithContent(path: string, text: string): Promise<boolean> {
+  const unique = `${process.pid}.${randomBytes(6).toString("hex")}`;
+  const temp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+  await writeFile(temp, text, { flag: "wx", mode: 0o600 });
+  try {
+    await link(temp, path);
+    return true;
+  } catch (err) {
+    if (errnoCode(err) === "EEXIST") return false;
+    throw err;
+  } finally {
+    await unlink(temp);
+  }
+}
+
+async function readExisting(path: string): Promise<string | undefined> {
+  const stat = await lstat(path).catch(missingAsUndefined);
+  if (stat?.isSymbolicLink()) {
+    throw new SessionpinError(
+      "pointer-invalid",
+      `lock file ${path} is a symbolic link; sessionpin will not follow it, remove it by hand`,
+    );
+  }
+  return stat && readFile(path, "utf8").catch(missingAsUndefined);
+}
+
+function parseLock(text: string): LockInfo | UnreadableLock {
+  try {
+    const parsed = LockInfoSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // Falls through: an unparseable lock is as stale as an invalid one.
+  }
+  const shown = text.trim().slice(0, 80);
+  return { unreadable: shown === "" ? "empty lock file" : `unparseable lock file: ${shown}` };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to another user.
+    return errnoCode(err) === "EPERM";
+  }
+}
+
+// The whole text (pid and start time) must match, so a recycled pid never frees a rival's lock.
+function makeLock(path: string, info: LockInfo, text: string): PointerLock {
+  return {
+    path,
+    info,
+    async release() {
+      if ((await readFile(path, "utf8").catch(missingAsUndefined)) === text) {
+        await unlink(path).catch(missingAsUndefined);
+      }
+    },
+    releaseSync() {
+      try {
+        if (readFileSync(path, "utf8") === text) unlinkSync(path);
+      } catch (err) {
+        missingAsUndefined(err);
+      }
+    },
+  };
+}
+
+/** For `.catch()`: a file that vanished is undefined, any other failure is rethrown. */
+function missingAsUndefined(err: unknown): undefined {
+  if (errnoCode(err) === "ENOENT") return undefined;
+  throw err;
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}

@@ -1,0 +1,34 @@
+import { isAbsolute } from "node:path";
+import { z } from "zod";
+
+/** Bumped only for changes an older sessionpin would misread; readers leave newer files alone. */
+export const POINTER_VERSION = 1;
+
+// Offsets are accepted so a hand-edited pointer with local time still reads.
+const isoTime = z.iso.datetime({ offset: true });
+
+export const PointerSchema = z.object({
+  version: z.literal(POINTER_VERSION),
+  agent: z.string().min(1),
+  id: z.string().min(1),
+  /** Provisional until the agent has shown it accepts the ID (an init line vs. a resumed turn). */
+  state: z.enum(["provisional", "confirmed"]),
+  cwd: z.string().refine(isAbsolute, "expected an absolute path"),
+  capturedAt: isoTime,
+  confirmedAt: isoTime.optional(),
+  /** Which extraction rule produced the ID, for `explain`. */
+  source: z.object({
+    rule: z.string(),
+    line: z.number().int().positive().optional(),
+  }),
+  /** IDs this pointer held before, newest last, so a wrong replacement can be undone by hand. */
+  history: z.array(
+    z.object({
+      id: z.string(),
+      at: isoTime,
+      reason: z.string(),
+    }),
+  ),
+});
+
+export type Pointer = z.infer<typeof PointerSchema>;

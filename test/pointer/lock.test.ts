@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { link, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  acquireLock,
+  type LockInfo,
+  type LockResult,
+  type PointerLock,
+} from "../../src/pointer/lock.js";
+import { useTempDir } from "./tempdir.js";
+
+const tmp = useTempDir();
+const now = () => new Date("2026-11-22T21:30:00.000Z");
+const OLD = "2026-01-01T00:00:00.000Z";
+
+function acquired(r: LockResult): PointerLock {
+  if (r.kind !== "acquired") throw new Error(`expected acquired, got ${JSON.stringify(r)}`);
+  return r.lock;
+}
+
+/** Lock content naming a process that certainly existed and has since exited. */
+async function deadHolder(host = hostname()): Promise<LockInfo> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await once(child, "exit");
+  return { pid: child.pid ?? 0, startedAt: OLD, host };
+}
+
+function tookOverFrom(r: LockResult): unknown {
+  acquired(r);
+  return r.kind === "acquired" && r.tookOverFrom;
+}
+
+describe("acquireLock", () => {
+  it("writes <pointer>.lock 0600 in a new 0700 folder naming this process", async () => {
+    const pointer = join(tmp.path, "state", "p.json");
+    const result = await acquireLock(pointer, { now });
+    const lock = acquired(result);
+    expect(result).not.toHaveProperty("tookOverFrom");
+    expect(lock.path).toBe(`${pointer}.lock`);
+    const info = { pid: process.pid, startedAt: "2026-11-22T21:30:00.000Z", host: hostname() };
+    expect(JSON.parse(await readFile(lock.path, "utf8"))).toEqual(info);
+    expect((await stat(lock.path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(tmp.path, "state"))).mode & 0o777).toBe(0o700);
+    expect(await readdir(join(tmp.path, "state"))).toEqual(["p.json.lock"]);
+  });
+
+  it("a second acquire is held by us until release", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const lock = acquired(await acquireLock(pointer));
+    const second = await acquireLock(pointer);
+    expect(second.kind).toBe("held");
+    expect(second.kind === "held" && second.holder.pid).toBe(process.pid);
+    await lock.release();
+    await lock.release();
+    expect(await readdir(tmp.path)).toEqual([]);
+    acquired(await acquireLock(pointer));
+  });
+
+  it("release leaves alone a lock that is no longer ours", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const lock = acquired(await acquireLock(pointer));
+    const other = JSON.stringify({ pid: 1, startedAt: "x", host: hostname() });
+    await writeFile(lock.path, other);
+    await lock.release();
+    lock.releaseSync();
+    expect(await readFile(lock.path, "utf8")).toBe(other);
+  });
+
+  it("releaseSync removes our lock", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const lock = acquired(await acquireLock(pointer));
+    lock.releaseSync();
+    lock.releaseSync();
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+
+  it("takes over from a dead pid", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const stale = await deadHolder();
+    await writeFile(`${pointer}.lock`, JSON.stringify(stale));
+    expect(tookOverFrom(await acquireLock(pointer))).toEqual(stale);
+    expect(JSON.parse(await readFile(`${pointer}.lock`, "utf8")).pid).toBe(process.pid);
+  });
+
+  it("takes over an empty lock file", async () => {
+    const pointer = join(tmp.path, "p.json");
+    await writeFile(`${pointer}.lock`, "");
+    expect(tookOverFrom(await acquireLock(pointer))).toEqual({ unreadable: "empty lock file" });
+  });
+
+  it("lets exactly one of many racing takeovers win", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const stale = JSON.stringify(await deadHolder());
+    for (let round = 0; round < 10; round++) {
+      await writeFile(`${pointer}.lock`, stale);
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          acquireLock(pointer, { now: () => new Date(Date.UTC(2026, 0, 1, 0, i)) }),
+        ),
+      );
+      const winners = results.flatMap((r) => (r.kind === "acquired" ? [r.lock] : []));
+      expect(winners).toHaveLength(1);
+      expect(JSON.parse(await readFile(`${pointer}.lock`, "utf8"))).toEqual(winners[0]?.info);
+      expect(await readdir(tmp.path)).toEqual(["p.json.lock"]);
+    }
+  });
+
+  describe("while another process claims the takeover", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    async function staleWithClaim(pointer: string): Promise<void> {
+      await writeFile(`${pointer}.lock`, JSON.stringify(await deadHolder()));
+      await link(`${pointer}.lock`, `${pointer}.lock.takeover`);
+    }
+
+    it("waits, then gives up with pointer-locked while the claim is fresh", async () => {
+      const pointer = join(tmp.path, "p.json");
+      await staleWithClaim(pointer);
+      await expect(acquireLock(pointer)).rejects.toMatchObject({ code: "pointer-locked" });
+      expect((await readdir(tmp.path)).sort()).toEqual(["p.json.lock", "p.json.lock.takeover"]);
+    });
+
+    it("clears a claim abandoned by a killed process", async () => {
+      const pointer = join(tmp.path, "p.json");
+      await staleWithClaim(pointer);
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(tookOverFrom(await acquireLock(pointer))).toMatchObject({ startedAt: OLD });
+      expect(await readdir(tmp.path)).toEqual(["p.json.lock"]);
+    });
+  });
+
+  it("treats a lock from another host as held", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const remote = await deadHolder("elsewhere");
+    await writeFile(`${pointer}.lock`, JSON.stringify(remote));
+    expect(await acquireLock(pointer)).toEqual({ kind: "held", holder: remote });
+  });
+
+  it("refuses a symlinked lock", async () => {
+    const pointer = join(tmp.path, "p.json");
+    await writeFile(join(tmp.path, "target"), "");
+    await symlink(join(tmp.path, "target"), `${pointer}.lock`);
+    await expect(acquireLock(pointer)).rejects.toMatchObject({ code: "pointer-invalid" });
+  });
+
+  it("is held while another live process owns it, and taken over once it dies", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const script = "setTimeout(() => {}, 30000)";
+    const child = spawn(process.execPath, ["-e", script], { stdio: "ignore" });
+    try {
+      const holder = { pid: child.pid ?? 0, startedAt: OLD, host: hostname() };
+      await writeFile(`${pointer}.lock`, JSON.stringify(holder));
+      expect(await acquireLock(pointer)).toEqual({ kind: "held", holder });
+      child.kill("SIGKILL");
+      await once(child, "exit");
+      expect(tookOverFrom(await acquireLock(pointer))).toEqual(holder);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SessionpinError } from "../../src/errors.js";
+import type { Pointer } from "../../src/pointer/schema.js";
+import { readPointer, setAside, writePointer } from "../../src/pointer/store.js";
+import { useTempDir } from "./tempdir.js";
+
+const tmp = useTempDir();
+
+const pointer: Pointer = {
+  version: 1,
+  agent: "codex",
+  id: "0199a3b2-7c1d-7e40-9d3f-1a2b3c4d5e6f",
+  state: "confirmed",
+  cwd: "/work/proj",
+  capturedAt: "2026-11-22T21:30:00.000Z",
+  confirmedAt: "2026-11-22T21:30:05.000Z",
+  source: { rule: "session-configured", line: 3 },
+  history: [{ id: "old-id", at: "2026-11-21T10:00:00.000Z", reason: "rejected" }],
+};
+
+describe("writePointer / readPointer", () => {
+  it("round-trips, 0600 file in a new 0700 folder, no temp files left", async () => {
+    const dir = join(tmp.path, "state", "codex");
+    const path = join(dir, "p.json");
+    await writePointer(path, pointer);
+    expect(await readPointer(path)).toEqual({ kind: "ok", pointer });
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect(await readdir(dir)).toEqual(["p.json"]);
+    expect(await readFile(path, "utf8")).toBe(`${JSON.stringify(pointer, null, 2)}\n`);
+  });
+
+  it("overwrites with the new content", async () => {
+    const path = join(tmp.path, "p.json");
+    await writePointer(path, pointer);
+    const next: Pointer = { ...pointer, id: "new-id", state: "provisional", history: [] };
+    delete next.confirmedAt;
+    await writePointer(path, next);
+    expect(await readPointer(path)).toEqual({ kind: "ok", pointer: next });
+    expect(await readdir(tmp.path)).toEqual(["p.json"]);
+  });
+
+  it("refuses an invalid pointer and leaves nothing behind", async () => {
+    const path = join(tmp.path, "p.json");
+    const bad = { ...pointer, cwd: "relative/dir" };
+    await expect(writePointer(path, bad)).rejects.toThrow(SessionpinError);
+    await expect(writePointer(path, bad)).rejects.toMatchObject({ code: "pointer-invalid" });
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+
+  it("reports a missing file", async () => {
+    expect(await readPointer(join(tmp.path, "nope.json"))).toEqual({ kind: "missing" });
+  });
+
+  it("reports corrupt JSON", async () => {
+    const path = join(tmp.path, "p.json");
+    await writeFile(path, '{"version": 1, "agent": ');
+    const read = await readPointer(path);
+    expect(read.kind).toBe("invalid");
+    expect(read.kind === "invalid" && read.reason).toMatch(/^not JSON: /);
+  });
+
+  it("names the wrong field", async () => {
+    const path = join(tmp.path, "p.json");
+    const wrong = { ...pointer, history: "none", source: { rule: "r", line: 0 } };
+    await writeFile(path, JSON.stringify(wrong));
+    const read = await readPointer(path);
+    expect(read.kind).toBe("invalid");
+    const reason = read.kind === "invalid" ? read.reason : "";
+    expect(reason).toMatch(/field source\.line: .*/);
+    expect(reason).toMatch(/field history: .*expected array/);
+  });
+
+  it("leaves a newer version alone", async () => {
+    const path = join(tmp.path, "p.json");
+    const text = JSON.stringify({ version: 2, whatever: true });
+    await writeFile(path, text);
+    expect(await readPointer(path)).toEqual({ kind: "newer", version: 2 });
+    expect(await readFile(path, "utf8")).toBe(text);
+  });
+
+  it("refuses a symbolic link", async () => {
+    const real = join(tmp.path, "real.json");
+    await writePointer(real, pointer);
+    const link = join(tmp.path, "p.json");
+    await symlink(real, link);
+    expect(await readPointer(link)).toEqual({ kind: "invalid", reason: "is a symbolic link" });
+  });
+
+  it("refuses a folder", async () => {
+    const path = join(tmp.path, "p.json");
+    await mkdir(path);
+    expect(await readPointer(path)).toEqual({ kind: "invalid", reason: "not a regular file" });
+  });
+});
+
+describe("setAside", () => {
+  const now = new Date("2026-11-22T21:30:00.123Z");
+
+  it("renames under a dated label, keeping the content", async () => {
+    const path = join(tmp.path, "abc.json");
+    await writeFile(path, "corrupt{");
+    const moved = await setAside(path, "corrupt", now);
+    expect(moved).toBe(join(tmp.path, "abc.corrupt-20261122T213000Z.json"));
+    expect(await readdir(tmp.path)).toEqual(["abc.corrupt-20261122T213000Z.json"]);
+    expect(await readFile(moved ?? "", "utf8")).toBe("corrupt{");
+  });
+
+  it("adds a counter instead of overwriting", async () => {
+    const path = join(tmp.path, "abc.json");
+    const names: (string | undefined)[] = [];
+    for (const content of ["one", "two", "three"]) {
+      await writeFile(path, content);
+      names.push(await setAside(path, "rejected", now));
+    }
+    const stem = join(tmp.path, "abc.rejected-20261122T213000Z");
+    expect(names).toEqual([`${stem}.json`, `${stem}-2.json`, `${stem}-3.json`]);
+    expect(await readFile(`${stem}.json`, "utf8")).toBe("one");
+    expect(await readFile(`${stem}-3.json`, "utf8")).toBe("three");
+    expect(await readdir(tmp.path)).toHaveLength(3);
+  });
+
+  it("returns undefined when there is no pointer", async () => {
+    expect(await setAside(join(tmp.path, "abc.json"), "cleared", now)).toBeUndefined();
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+});
