@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+
 /**
  * The outer terminal sessionpin runs in (agentapi's PTY, or a person's): its size, raw mode,
  * input and output. Input is read from the start and held until an agent is attached, because
@@ -7,10 +9,11 @@ export class OuterTerminal {
   #sink: ((chunk: Buffer) => void) | undefined;
   #held: Buffer[] = [];
   #wasRaw = false;
+  #savedOutputMode: string | undefined;
 
   constructor(
     private readonly stdin: NodeJS.ReadStream = process.stdin,
-    private readonly stdout: NodeJS.WriteStream = process.stdout,
+    private readonly stdout: NodeJS.WriteStream & { readonly fd: number } = process.stdout,
   ) {}
 
   get isTTY(): boolean {
@@ -24,12 +27,16 @@ export class OuterTerminal {
     return cols > 0 && rows > 0 ? { cols, rows } : { cols: 80, rows: 24 };
   }
 
-  /** Raw mode (when stdin is a terminal) and start reading input. */
+  /** Raw mode (when stdin is a terminal), no output processing, and start reading input. */
   open(): void {
     if (this.stdin.isTTY) {
       this.#wasRaw = this.stdin.isRaw;
       this.stdin.setRawMode(true);
     }
+    if (this.stdout.isTTY) this.#savedOutputMode = stty(this.stdout, "-g");
+    // The agent's own PTY already turned its "\n" into "\r\n"; libuv's raw mode keeps ONLCR on,
+    // so the outer terminal would add another "\r". Output must pass through untouched.
+    if (this.#savedOutputMode !== undefined) stty(this.stdout, "-opost");
     this.stdin.on("data", (chunk: Buffer) => {
       if (this.#sink) this.#sink(chunk);
       else this.#held.push(chunk);
@@ -81,7 +88,14 @@ export class OuterTerminal {
 
   close(): void {
     if (this.stdin.isTTY) this.stdin.setRawMode(this.#wasRaw);
+    if (this.#savedOutputMode !== undefined) stty(this.stdout, this.#savedOutputMode);
     this.stdin.pause();
     this.stdin.destroy();
   }
+}
+
+/** Runs stty on the terminal behind `stream` (its stdin); the printed settings, or undefined. */
+function stty(stream: { readonly fd: number }, setting: string): string | undefined {
+  const result = spawnSync("stty", [setting], { stdio: [stream.fd, "pipe", "ignore"], encoding: "utf8" });
+  return result.status === 0 ? result.stdout.trim() : undefined;
 }
