@@ -8,6 +8,8 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = [
   "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2",
 ];
 
+const STOP_SIGNALS: ReadonlySet<NodeJS.Signals> = new Set(["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]);
+
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
@@ -23,29 +25,28 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
 
 /**
  * Receives the forwarded signals for as long as sessionpin runs, so sessionpin itself is never
- * killed by them, and hands each to the agent attached at the moment. A signal that arrives while
- * no agent runs (between an up-front command and the spawn) is remembered in `received`.
+ * killed by them, and hands each to the agent attached at the moment. A request to stop that
+ * arrives while no agent runs (between an up-front command and the spawn) is kept in `stopRequested`.
  */
 export class SignalRelay {
   #target: ((signal: NodeJS.Signals) => void) | undefined;
   #received: NodeJS.Signals | undefined;
   readonly #handlers = FORWARDED_SIGNALS.map((signal) => {
     const handler = (): void => {
-      this.#received = signal;
+      if (STOP_SIGNALS.has(signal)) this.#received = signal;
       this.#target?.(signal);
     };
     process.on(signal, handler);
     return [signal, handler] as const;
   });
 
-  /** The last signal received since the last `attach`, if any. */
-  get received(): NodeJS.Signals | undefined {
+  /** The last signal asking sessionpin to stop, with or without an agent to pass it to. */
+  get stopRequested(): NodeJS.Signals | undefined {
     return this.#received;
   }
 
   attach(target: (signal: NodeJS.Signals) => void): void {
     this.#target = target;
-    this.#received = undefined;
   }
 
   detach(): void {

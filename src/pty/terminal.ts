@@ -29,6 +29,9 @@ export class OuterTerminal {
 
   /** Raw mode (when stdin is a terminal), no output processing, and start reading input. */
   open(): void {
+    // A terminal that went away (SIGHUP, a closed agentapi) must not crash sessionpin before
+    // the agent's exit code is known.
+    this.stdout.on("error", () => undefined);
     if (this.stdin.isTTY) {
       this.#wasRaw = this.stdin.isRaw;
       this.stdin.setRawMode(true);

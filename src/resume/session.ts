@@ -93,7 +93,7 @@ async function pinned(
     let history: Pointer["history"] = [];
     for (;;) {
       const outcome = await attempt(o, plugin, base, plan, history);
-      if (outcome.rejected === undefined || relay.received !== undefined) return exitCodeOf(outcome.status);
+      if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);
       const aside = await setAside(o.pointerPath, "rejected", o.now());
       o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
       history = [...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }];
@@ -116,7 +116,10 @@ async function attempt(
   const tracker = new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule });
   let args = plan.args;
   if (plan.upfront && plugin.upfront !== undefined) {
-    const created = await runUpfront(o.command, plugin.upfront, plan.args, { env: o.env, cwd: o.cwd });
+    const abort = new AbortController();
+    base.relay.attach(() => abort.abort());
+    const created = await runUpfront(o.command, plugin.upfront, plan.args, { env: o.env, cwd: o.cwd, abort: abort.signal });
+    base.relay.detach();
     const verdict = "id" in created && plugin.grammar.test(created.id)
       ? ({ kind: "taken", rule: plugin.upfront.rule, id: created.id, state: "confirmed" } as const)
       : undefined;
@@ -128,8 +131,9 @@ async function attempt(
       o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
   }
-  const aborted = base.relay.received;
+  const aborted = base.relay.stopRequested;
   if (aborted !== undefined) {
+    // agentapi's shutdown (SIGINT) during `threads new` or between two attempts: start nothing.
     o.log.info(`${aborted} arrived before the agent started; not starting it`);
     return { status: { exitCode: 0, signal: constants.signals[aborted] }, signalledByUs: true };
   }

@@ -1,32 +1,46 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import type { UpfrontCommand } from "../agents/types.js";
 
-const UPFRONT_TIMEOUT_MS = 60_000;
+const UPFRONT_TIMEOUT_MS = 30_000;
+const MAX_OUTPUT = 1024 * 1024;
 
 export type UpfrontResult = { readonly id: string } | { readonly error: string };
 
 /**
  * Runs the plugin's session-creating command (`amp threads new`) with the agent's own executable,
- * env and cwd, outside the PTY: its output is for sessionpin, not for the screen.
+ * env and cwd, outside the PTY: its output is for sessionpin, not for the screen. Its stdin is
+ * closed, so a command that would ask something (Amp's login flow) fails at once instead of
+ * waiting for the timeout; `abort` (a signal for sessionpin) stops it.
  */
 export function runUpfront(
   command: string,
   upfront: UpfrontCommand,
   args: readonly string[],
-  options: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
+  options: { readonly env: NodeJS.ProcessEnv; readonly cwd: string; readonly abort: AbortSignal },
 ): Promise<UpfrontResult> {
   const argv = upfront.argv(args);
   const shown = [command, ...argv].join(" ");
   return new Promise((resolve) => {
-    execFile(command, argv, { ...options, timeout: UPFRONT_TIMEOUT_MS, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
-      const output = `${stdout}`.trim();
-      if (error) {
-        const said = `${stderr}`.trim() || output || error.message;
-        resolve({ error: `\`${shown}\` failed (${error.code ?? error.signal ?? "error"}): ${said.slice(0, 500)}` });
+    const child = spawn(command, argv, {
+      env: options.env,
+      cwd: options.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: UPFRONT_TIMEOUT_MS,
+      signal: options.abort,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => void (stdout = (stdout + chunk.toString("utf8")).slice(-MAX_OUTPUT)));
+    child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString("utf8")).slice(-MAX_OUTPUT)));
+    child.on("error", (error) => resolve({ error: `\`${shown}\` could not run: ${error.message}` }));
+    child.on("close", (code, signal) => {
+      if (code !== 0) {
+        const said = (stderr.trim() || stdout.trim()).slice(0, 500);
+        resolve({ error: `\`${shown}\` failed (${signal ?? `exit ${code}`}): ${said}` });
         return;
       }
-      const id = upfront.parse(output);
-      resolve(id === undefined ? { error: `\`${shown}\` printed no ID: ${JSON.stringify(output.slice(0, 200))}` } : { id });
+      const id = upfront.parse(stdout.trim());
+      resolve(id === undefined ? { error: `\`${shown}\` printed no ID: ${JSON.stringify(stdout.trim().slice(0, 200))}` } : { id });
     });
   });
 }
