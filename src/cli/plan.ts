@@ -1,5 +1,5 @@
 import { readPointer } from "../pointer/store.js";
-import { planStart } from "../resume/plan.js";
+import { planStart, refuseNewer } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt } from "./options.js";
 
@@ -24,7 +24,9 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   }
   const cwd = process.cwd();
   const pointer = pointerPathFor(values.pointer, plugin.name, process.env, cwd);
-  const plan = planStart(plugin, args, await readPointer(pointer), { cwd, prompt: readPrompt(values, process.env) });
+  const read = await readPointer(pointer);
+  refuseNewer(pointer, read);
+  const plan = planStart(plugin, args, read, { cwd, prompt: readPrompt(values, process.env) });
   const result = { mode: plan.mode, agent: plugin.name, id: plan.id, argv: [executable, ...plan.args], pointer };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return 0;

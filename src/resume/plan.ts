@@ -1,6 +1,7 @@
 import type { AgentPlugin, PromptVia } from "../agents/types.js";
 import type { Pointer } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
+import { SessionpinError } from "../errors.js";
 
 export interface StartPlan {
   readonly mode: "cold" | "warm";
@@ -74,4 +75,13 @@ export function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): s
       return undefined;
     }
   }
+}
+
+/** A pointer from a newer sessionpin is neither resumed nor replaced: `run` and `plan` stop. */
+export function refuseNewer(path: string, read: PointerRead): void {
+  if (read.kind !== "newer") return;
+  throw new SessionpinError(
+    "pointer-invalid",
+    `sessionpin: ${path} was written by a newer sessionpin (pointer version ${read.version}); left untouched. Upgrade, or choose another file with --pointer.`,
+  );
 }

@@ -13,7 +13,7 @@ import { SignalRelay } from "../pty/signals.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
 import { PointerPin } from "./pin.js";
-import { coldPlan, planStart, type StartPlan } from "./plan.js";
+import { coldPlan, planStart, refuseNewer, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 
 export interface SessionOptions {
@@ -78,12 +78,7 @@ async function pinned(
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
     const read = await readPointer(o.pointerPath);
-    if (read.kind === "newer") {
-      throw new SessionpinError(
-        "pointer-invalid",
-        `sessionpin: ${o.pointerPath} was written by a newer sessionpin (pointer version ${read.version}); left untouched. Upgrade, or choose another file with --pointer.`,
-      );
-    }
+    refuseNewer(o.pointerPath, read);
     let plan = planStart(plugin, o.args, read, { cwd: o.cwd, prompt: o.prompt });
     o.log.info(`${plan.mode} start: ${plan.reason}`);
     if (plan.mode === "cold" && read.kind !== "missing") {
