@@ -4,7 +4,7 @@ import { createCapture } from "../capture/pipeline.js";
 import type { Extractor } from "../agents/extract.js";
 import type { PinEvent } from "../agents/tracker.js";
 import type { Logger } from "../log/logger.js";
-import { exitCodeOf, spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
+import { spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
 import type { SignalRelay } from "../pty/signals.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
@@ -58,7 +58,11 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     agent.signal(signal);
   });
   let dropped = 0;
-  o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => agent.write(chunk));
+  o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => {
+    agent.write(chunk);
+    // Enter submits a message (agentapi ends each with "\r"): the agent is taking turns.
+    if (chunk.includes(0x0d)) watch?.accept();
+  });
 
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);
@@ -92,7 +96,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   o.onSpawn(undefined);
   if (dropped > 0) o.log.info(`dropped ${dropped} bytes of piped input: a warm start does not send the prompt again`);
   o.log.info(`agent exited: code ${status.exitCode}, signal ${status.signal}`);
-  const rejected = watch?.verdict({ code: exitCodeOf(status), now: o.clock.now(), signalledByUs });
+  const rejected = watch?.verdict({ code: status.exitCode, signal: status.signal, now: o.clock.now(), signalledByUs });
   return rejected === undefined ? { status, signalledByUs } : { status, rejected, signalledByUs };
 }
 

@@ -26,16 +26,23 @@ export class RejectionWatch {
     return true;
   }
 
-  /** The agent ran a turn or reported its session: the ID was accepted. */
+  /**
+   * The agent reported its session, or took a message (interactive agents show no turns in their
+   * output, so a submitted message is the turn): the ID was accepted.
+   */
   accept(): void {
     this.#settled = true;
   }
 
-  /** Why the ID counts as rejected once the agent exited, or undefined. */
-  verdict(exit: { code: number; now: number; signalledByUs: boolean }): string | undefined {
+  /**
+   * Why the ID counts as rejected once the agent exited, or undefined. An agent refuses an ID by
+   * exiting with an error code; one killed by a signal crashed or was stopped, which says nothing
+   * about the ID.
+   */
+  verdict(exit: { code: number; signal: number; now: number; signalledByUs: boolean }): string | undefined {
     if (this.#rejectedBy !== undefined) return this.#rejectedBy;
-    if (exit.code === 0 || exit.signalledByUs || this.#transient || !this.#open(exit.now)) return undefined;
-    return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window`;
+    if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || this.#transient || !this.#open(exit.now)) return undefined;
+    return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window, before any turn`;
   }
 
   #open(now: number): boolean {

@@ -14,7 +14,7 @@ export function typePrompt(write: (data: string) => void, prompt: string, clock:
 
 /**
  * Fires once the agent's output has been quiet for `quietMs` (a TUI that stopped drawing is ready
- * for input), or after `maxWaitMs` of constant output (a spinner never goes quiet).
+ * for input), or after `maxWaitMs` (a spinner never goes quiet; an agent may print nothing).
  */
 export class QuietTrigger {
   #quietTimer: Timer | undefined;
@@ -28,9 +28,13 @@ export class QuietTrigger {
     private readonly fire: () => void,
   ) {}
 
+  /**
+   * Starts the maximum wait only: the quiet period begins with the agent's first output, since
+   * a prompt typed before the agent has drawn anything lands in a terminal still in line mode,
+   * where the kernel echoes it onto the screen.
+   */
   start(): void {
     this.#maxTimer = this.clock.setTimeout(() => this.#fire(), this.maxWaitMs);
-    this.activity();
   }
 
   /** The agent printed something: the quiet period starts again. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import { RejectionWatch } from "../../src/resume/fallback.js";
 
-const exit = (code: number, now: number, signalledByUs = false) => ({ code, now, signalledByUs });
+const exit = (code: number, now: number, signalledByUs = false, signal = 0) => ({ code, signal, now, signalledByUs });
 
 describe("RejectionWatch", () => {
   it("calls the ID rejected when the agent prints a rejection text within the window", () => {
@@ -31,5 +31,9 @@ describe("RejectionWatch", () => {
     offline.observe("Error: Cannot reach Amp servers. Are you offline?", 10);
     expect(offline.verdict(exit(1, 20))).toBeUndefined();
     expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(130, 20, true))).toBeUndefined();
+  });
+
+  it("never calls a death by signal a rejection: the agent crashed or was stopped", () => {
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(0, 20, false, 9))).toBeUndefined();
   });
 });

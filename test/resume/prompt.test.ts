@@ -19,7 +19,19 @@ describe("QuietTrigger", () => {
     expect(fired).toBe(1);
   });
 
-  it("fires at the maximum wait when output never stops", () => {
+  it("starts the quiet period at the agent's first output, not at spawn", () => {
+    const clock = new ManualClock();
+    let fired = 0;
+    const trigger = new QuietTrigger(clock, 300, 20_000, () => fired++);
+    trigger.start();
+    clock.advance(5000);
+    expect(fired).toBe(0);
+    trigger.activity();
+    clock.advance(300);
+    expect(fired).toBe(1);
+  });
+
+  it("fires at the maximum wait when output never stops, or never starts", () => {
     const clock = new ManualClock();
     let fired = 0;
     const trigger = new QuietTrigger(clock, 1500, 20_000, () => fired++);

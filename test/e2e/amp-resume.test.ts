@@ -1,0 +1,245 @@
+/**
+ * End to end through real PTYs: `sessionpin run -- amp …` against the fake Amp on PATH, the way
+ * agentapi drives it (67x1190, TERM=vt100). Cold start pins, warm start resumes, a rejected ID
+ * falls back to a fresh thread, offline failures keep the pointer.
+ */
+import { statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FAKE_AGENTS } from "../helpers/sandbox.js";
+import {
+  Cleanup, cli, coldStart, cwdOf, eventsOf, exitOf, hasExited, messages, newThreadId, pointerExists,
+  readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand,
+} from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const PROMPT = "Fix the failing build, then run the tests.";
+
+describe("cold interactive start", () => {
+  it("creates the thread up front, pins it while the agent runs, and types the prompt exactly once", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"])));
+
+    // The pointer must land while the agent is still running, not at exit.
+    await waitUntil(() => pointerExists(sb), "the pointer file");
+    expect(await hasExited(driver)).toBe(false);
+    const pointer = sb.readPointer();
+
+    const created = eventsOf(sb, "thread-new");
+    expect(created).toHaveLength(1);
+    const id = String(created[0]?.["id"]);
+    expect(id).toMatch(/^T-[0-9a-f-]{36}$/);
+    expect(created[0]?.argv).toEqual(["--mode", "smart", "threads", "new"]);
+    expect(pointer).toMatchObject({
+      version: 1, agent: "amp", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "threads-new" }, history: [],
+    });
+    // The agent that pointer belongs to has not exited yet.
+    await waitUntil(() => eventsOf(sb, "start").length >= 2, "the agent's start");
+    const starts = eventsOf(sb, "start").map((e) => e.argv);
+    expect(starts).toEqual([["--mode", "smart", "threads", "new"], ["--mode", "smart", "threads", "continue", id]]);
+    const agentPid = eventsOf(sb, "start")[1]?.pid;
+    expect(eventsOf(sb, "exit").map((e) => e.pid)).not.toContain(agentPid);
+
+    // Private: 0600 file in a 0700 folder.
+    expect(statSync(sb.pointer).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(sb.pointer)).mode & 0o777).toBe(0o700);
+
+    await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+    // Give a second delivery every chance to happen before counting.
+    await sleep(1_000);
+    expect(messages(sb)).toEqual([PROMPT]);
+    expect(eventsOf(sb, "message")[0]).toMatchObject({ thread: id, pid: agentPid });
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(sb.readLog()).toContain(`captured confirmed ${id} (rule threads-new)`);
+  });
+
+  it("reads the prompt from --prompt-file without its trailing newline", async () => {
+    const sb = cleanup.sandbox();
+    const file = join(sb.dir, "prompt.txt");
+    writeFileSync(file, `${PROMPT}\n`);
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt-file", file], ["amp", "--mode", "smart"])));
+    await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(messages(sb)).toEqual([PROMPT]);
+  });
+});
+
+describe("warm start", () => {
+  it("plans warm, resumes with threads continue <id>, never re-sends the prompt, passes input through", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(cleanup, sb, PROMPT);
+    const capturedAt = sb.readPointer()["capturedAt"];
+
+    const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", PROMPT, "--", "amp", "--mode", "smart"]);
+    expect(plan.stderr).toBe("");
+    expect(plan.status).toBe(0);
+    expect(plan.stdout.trimEnd().split("\n")).toHaveLength(1);
+    expect(JSON.parse(plan.stdout)).toEqual({
+      mode: "warm", agent: "amp", id, argv: ["amp", "--mode", "smart", "threads", "continue", id], pointer: sb.pointer,
+    });
+
+    const startsBefore = eventsOf(sb, "start").length;
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"])));
+    await driver.waitFor(/continued, 1 messages/, WAIT_MS);
+    const warmStarts = eventsOf(sb, "start").slice(startsBefore);
+    expect(warmStarts.map((e) => e.argv)).toEqual([["--mode", "smart", "threads", "continue", id]]);
+    expect(eventsOf(sb, "thread-new")).toHaveLength(1);
+
+    // Well past the quiet period: no prompt may be typed on a warm start.
+    await sleep(2_000);
+    expect(messages(sb)).toEqual([PROMPT]);
+
+    driver.sendMessage("And now the docs.");
+    await driver.waitFor(/Amp: noted \(2 messages in this thread\)/, WAIT_MS);
+    expect(eventsOf(sb, "message").map((e) => [e["thread"], e["text"]])).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(messages(sb).filter((text) => text === PROMPT)).toHaveLength(1);
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    // The pointer still names the same thread, and was not replaced by a new capture.
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", capturedAt });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(sb.readLog()).toMatch(new RegExp(`warm start: resuming confirmed ${id}`));
+  });
+
+  it("never resumes a pointer written for another working folder (it is set aside unused)", async () => {
+    const sb = cleanup.sandbox();
+    const foreign = writePointerByHand(sb, { cwd: "/somewhere/else" });
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp"])));
+    await driver.waitFor(/new thread/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const continued = eventsOf(sb, "start").map((e) => e.argv).filter((argv) => argv.includes("continue"));
+    expect(continued.flat()).not.toContain(foreign["id"]);
+    expect(eventsOf(sb, "thread-new")).toHaveLength(1);
+    const unused = sb.asideFiles("unused");
+    expect(unused).toHaveLength(1);
+    expect(readBeside(sb, unused[0] as string)).toContain(String(foreign["id"]));
+    expect(sb.readPointer()["id"]).toBe(eventsOf(sb, "thread-new")[0]?.["id"]);
+  });
+});
+
+describe("rejected ID", () => {
+  it("moves the pointer aside, starts a fresh thread with the prompt in the same run, and keeps the old ID in history", async () => {
+    const sb = cleanup.sandbox();
+    const old = writePointerByHand(sb, {});
+    const oldId = String(old["id"]);
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"])));
+    await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+    await sleep(500);
+
+    // What the fake saw: the stored thread refused, then a fresh thread created and continued.
+    const starts = eventsOf(sb, "start");
+    const created = eventsOf(sb, "thread-new");
+    expect(created).toHaveLength(1);
+    const newId = String(created[0]?.["id"]);
+    expect(newId).not.toBe(oldId);
+    expect(starts.map((e) => e.argv)).toEqual([
+      ["--mode", "smart", "threads", "continue", oldId],
+      ["--mode", "smart", "threads", "new"],
+      ["--mode", "smart", "threads", "continue", newId],
+    ]);
+    expect(eventsOf(sb, "exit").find((e) => e.pid === starts[0]?.pid)?.["code"]).toBe(1);
+    expect(driver.text).toContain(`Error: Thread ${oldId} does not exist.`);
+
+    // The prompt arrived once, on the new thread.
+    expect(eventsOf(sb, "message").map((e) => [e["thread"], e["text"]])).toEqual([[newId, PROMPT]]);
+
+    // The old pointer is kept aside, never deleted.
+    const aside = sb.asideFiles("rejected");
+    expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatch(/^pointer\.rejected-\d{8}T\d{6}Z\.json$/);
+    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
+
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ agent: "amp", id: newId, state: "confirmed", cwd: cwdOf(sb), source: { rule: "threads-new" } });
+    const history = pointer["history"] as Array<{ id: string; reason: string }>;
+    expect(history.map((h) => h.id)).toEqual([oldId]);
+    expect(history[0]?.reason).toMatch(/rejected/);
+
+    const log = sb.readLog();
+    expect(log).toMatch(new RegExp(`stored ID ${oldId} rejected: .*does not exist`));
+    expect(log).toContain(join(dirname(sb.pointer), aside[0] as string));
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+  });
+
+  it("keeps the pointer when a warm start fails because Amp is offline, and passes the exit code through", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(cleanup, sb, PROMPT);
+    const before = sb.readPointer();
+    const startsBefore = eventsOf(sb, "start").length;
+
+    const driver = cleanup.driver(
+      sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"]), { env: { ...sb.env, FAKE_AMP_OFFLINE: "1" } }),
+    );
+    const { exitCode } = await exitOf(driver);
+    expect(driver.text).toContain("Cannot reach Amp servers");
+    expect(exitCode).toBe(1);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(sb.readPointer()).toEqual(before);
+    expect(sb.readPointer()["id"]).toBe(id);
+    // Exactly one attempt on the stored thread; no fresh thread was made.
+    const offlineStarts = eventsOf(sb, "start").slice(startsBefore);
+    expect(offlineStarts.map((e) => e.argv)).toEqual([["--mode", "smart", "threads", "continue", id]]);
+    expect(eventsOf(sb, "thread-new")).toHaveLength(1);
+    expect(sb.readLog()).not.toMatch(/rejected/);
+  });
+});
+
+describe("threads new fails", () => {
+  it("runs the user's command as given, pins nothing and logs why", async () => {
+    const sb = cleanup.sandbox({ FAKE_AMP_OFFLINE: "1" });
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"])));
+    const { exitCode } = await exitOf(driver);
+    expect(exitCode).toBe(1);
+    expect(eventsOf(sb, "start").map((e) => e.argv)).toEqual([["--mode", "smart", "threads", "new"], ["--mode", "smart"]]);
+    expect(pointerExists(sb)).toBe(false);
+    const log = sb.readLog();
+    expect(log).toMatch(/threads new` failed .*Cannot reach Amp servers/);
+    expect(log).toMatch(/running the command as given, nothing can be pinned/);
+  });
+});
+
+describe("execute mode", () => {
+  it("pins the stream-json session at its result, delivers the prompt as the -x message, output identical to amp run directly", async () => {
+    const id = newThreadId();
+    const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: id });
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "-x", "--stream-json"])));
+    const { exitCode } = await exitOf(driver);
+    expect(exitCode).toBe(0);
+    expect(eventsOf(sb, "thread-new")).toHaveLength(1);
+    expect(eventsOf(sb, "start")).toHaveLength(1);
+    expect(messages(sb)).toEqual([PROMPT]);
+    expect(sb.readPointer()).toMatchObject({ agent: "amp", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "result" } });
+    expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${id}.*\\n(.*\\n)*.*confirmed ${id} \\(rule result\\)`));
+
+    // The same run directly, in the same folder (the init line names the cwd) on fresh fake state.
+    const direct = cleanup.driver(
+      sb.direct([join(FAKE_AGENTS, "amp"), "-x", PROMPT, "--stream-json"], { env: { ...sb.env, FAKE_AMP_HOME: join(sb.dir, "fresh-amp") } }),
+    );
+    expect((await exitOf(direct)).exitCode).toBe(0);
+    expect(direct.output.length).toBeGreaterThan(0);
+    expect(driver.output.toString("utf8")).toBe(direct.output.toString("utf8"));
+    expect(Buffer.compare(driver.output, direct.output)).toBe(0);
+  });
+
+  it("on a warm start resumes with threads continue and does not send the -x prompt again", async () => {
+    const id = newThreadId();
+    const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: id });
+    const first = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "-x", "--stream-json"])));
+    expect((await exitOf(first)).exitCode).toBe(0);
+    const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", PROMPT, "--", "amp", "-x", "--stream-json"]);
+    const planned = JSON.parse(plan.stdout) as { mode: string; id: string; argv: string[] };
+    expect(planned).toMatchObject({ mode: "warm", id });
+    expect(planned.argv.join(" ")).toContain(`threads continue ${id}`);
+    expect(planned.argv).not.toContain(PROMPT);
+  });
+});

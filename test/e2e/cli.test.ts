@@ -1,0 +1,198 @@
+/**
+ * The CLI around `run`: agents without a plugin, shell-style exit codes for missing or
+ * non-executable agents, usage errors, --help/--version, `pointer show|clear`, and the one-writer
+ * lock on a pointer.
+ */
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/sandbox.js";
+import {
+  Cleanup, cli, coldStart, eventsOf, exitOf, hasExited, readBeside, runArgs, sleep, WAIT_MS, writePointerByHand,
+} from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+/** Every file below `dir`, relative, or [] when it does not exist. */
+function filesUnder(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)) : [];
+}
+
+describe("an agent with no plugin", () => {
+  it("runs transparently: its output, its exit code, no pointer, and the log says why", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--", "sh", "-c", "printf hi; exit 4"]));
+    const { exitCode } = await exitOf(driver);
+    expect(exitCode).toBe(4);
+    expect(driver.output.toString("utf8")).toBe("hi");
+    expect(existsSync(sb.pointer)).toBe(false);
+    expect(filesUnder(join(sb.dir, "xdg-state")).filter((f) => f.endsWith(".json"))).toEqual([]);
+    expect(sb.readLog()).toMatch(/no plugin for "sh": running it transparently, nothing is captured/);
+  });
+});
+
+describe("agent resolution, as a shell does it", () => {
+  it("exits 127 with one line on stderr when the agent is not found", () => {
+    const sb = cleanup.sandbox();
+    const result = cli(sb, ["run", "--pointer", sb.pointer, "--", "no-such-agent-4f2a"]);
+    expect(result.status).toBe(127);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/no-such-agent-4f2a: command not found/);
+  });
+
+  it("exits 126 when the agent given by path is not executable", () => {
+    const sb = cleanup.sandbox();
+    const script = join(sb.dir, "not-executable.sh");
+    writeFileSync(script, "#!/bin/sh\necho never\n");
+    chmodSync(script, 0o644);
+    const result = cli(sb, ["run", "--pointer", sb.pointer, "--", script]);
+    expect(result.status).toBe(126);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain(script);
+    expect(result.stderr).toMatch(/permission denied|not executable/);
+  });
+});
+
+describe("usage", () => {
+  it("exits 2 with the usage on stderr for an unknown flag of run", () => {
+    const sb = cleanup.sandbox();
+    const result = cli(sb, ["run", "--no-such-flag", "--", "amp"]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/no-such-flag/);
+    expect(result.stderr).toContain("Usage: sessionpin run");
+    // Nothing was started.
+    expect(eventsOf(sb, "start")).toEqual([]);
+  });
+
+  it("exits 2 for an unknown command and for a bad --fallback-window", () => {
+    const sb = cleanup.sandbox();
+    const unknown = cli(sb, ["frobnicate"]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("Usage: sessionpin");
+    const bad = cli(sb, ["run", "--fallback-window", "soon", "--pointer", sb.pointer, "--", "amp"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--fallback-window soon/);
+    expect(eventsOf(sb, "start")).toEqual([]);
+  });
+
+  it.each([[["--help"]], [["run", "--help"]], [["plan", "--help"]], [["pointer", "--help"]]])("%j exits 0 with usage on stdout", (args) => {
+    const sb = cleanup.sandbox();
+    const result = cli(sb, args);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(/^Usage: sessionpin/);
+  });
+
+  it("--version prints the version from package.json", () => {
+    const sb = cleanup.sandbox();
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    for (const flag of ["--version", "-V"]) {
+      const result = cli(sb, [flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`sessionpin ${version}\n`);
+    }
+  });
+});
+
+describe("plan", () => {
+  it("reports a cold start with the user's argv when there is no pointer, and writes nothing", () => {
+    const sb = cleanup.sandbox();
+    const result = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", "p", "--", "amp", "--mode", "smart"]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ mode: "cold", agent: "amp", id: null, argv: ["amp", "--mode", "smart"], pointer: sb.pointer });
+    expect(existsSync(dirname(sb.pointer))).toBe(false);
+    expect(eventsOf(sb, "start")).toEqual([]);
+  });
+});
+
+describe("pointer show|clear", () => {
+  it("shows the pointer as JSON, and clear moves it aside (never deletes it)", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(cleanup, sb, "Tidy up.");
+    const onDisk = sb.readPointer();
+
+    const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
+    expect(shown.status).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({ path: sb.pointer, kind: "ok", pointer: onDisk });
+    expect(onDisk["id"]).toBe(id);
+
+    const human = cli(sb, ["pointer", "show", "--pointer", sb.pointer]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain(`amp ${id} (confirmed, rule threads-new)`);
+
+    const before = readFileSync(sb.pointer, "utf8");
+    const cleared = cli(sb, ["pointer", "clear", "--pointer", sb.pointer, "--json"]);
+    expect(cleared.status).toBe(0);
+    const { pointer, movedTo } = JSON.parse(cleared.stdout) as { pointer: string; movedTo: string };
+    expect(pointer).toBe(sb.pointer);
+    expect(existsSync(sb.pointer)).toBe(false);
+    const aside = sb.asideFiles("cleared");
+    expect(aside).toHaveLength(1);
+    expect(movedTo).toBe(join(dirname(sb.pointer), aside[0] as string));
+    expect(readBeside(sb, aside[0] as string)).toBe(before);
+
+    const missing = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
+    expect(missing.status).toBe(1);
+    expect(JSON.parse(missing.stdout)).toEqual({ path: sb.pointer, kind: "missing" });
+
+    // The next start is cold again.
+    const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp"]);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "cold", id: null });
+  });
+
+  it("reports an unreadable pointer without touching it", () => {
+    const sb = cleanup.sandbox();
+    writePointerByHand(sb, { state: "maybe" });
+    const text = readFileSync(sb.pointer, "utf8");
+    const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
+    expect(shown.status).toBe(1);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ path: sb.pointer, kind: "invalid" });
+    expect(JSON.parse(shown.stdout).reason).toMatch(/state/);
+    expect(readFileSync(sb.pointer, "utf8")).toBe(text);
+  });
+});
+
+describe("lock", () => {
+  it("a second run on the same pointer exits 75 with one line while the first keeps running", async () => {
+    const sb = cleanup.sandbox();
+    const first = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp", "--mode", "smart"])));
+    await first.waitFor(/new thread/, WAIT_MS);
+    const startsBefore = eventsOf(sb, "start").length;
+
+    const second = cli(sb, runArgs(sb, [], ["amp", "--mode", "smart"]));
+    expect(second.status).toBe(75);
+    expect(second.stdout).toBe("");
+    expect(second.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(second.stderr).toContain(sb.pointer);
+    expect(second.stderr).toContain(`pid ${first.pid}`);
+
+    // The second started no agent, and the first is unharmed and still answers.
+    expect(eventsOf(sb, "start")).toHaveLength(startsBefore);
+    await sleep(200);
+    expect(await hasExited(first)).toBe(false);
+    first.sendMessage("still mine?");
+    await first.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+    first.write("\x03");
+    expect((await exitOf(first)).exitCode).toBe(0);
+
+    // Released at exit: a later run may take it.
+    expect(existsSync(`${sb.pointer}.lock`)).toBe(false);
+  });
+
+  it("the second run's refusal is also one line when it runs in a PTY like agentapi's", async () => {
+    const sb = cleanup.sandbox();
+    const first = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp"])));
+    await first.waitFor(/new thread/, WAIT_MS);
+    const second = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp"])));
+    expect((await exitOf(second)).exitCode).toBe(75);
+    expect(second.text.trim().split("\n")).toHaveLength(1);
+    expect(second.text).toMatch(/in use by sessionpin pid \d+/);
+    expect(await hasExited(first)).toBe(false);
+    first.write("\x03");
+    expect((await exitOf(first)).exitCode).toBe(0);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * sessionpin as a transparent PTY: the agent's bytes reach the outer terminal unchanged, input
+ * (even input typed before the agent is up) reaches the agent, resizes and the six forwarded
+ * signals reach it, and its exit code is sessionpin's.
+ */
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FAKE_AGENTS } from "../helpers/sandbox.js";
+import { Cleanup, coldStart, eventsOf, exitOf, hasExited, messages, runArgs, sleep, waitUntil, WAIT_MS } from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const NEW_TUI = /new thread/;
+
+/** A cold interactive start with no prompt; resolves once the fake's TUI is on screen. */
+async function startInteractive(extraEnv: NodeJS.ProcessEnv = {}) {
+  const sb = cleanup.sandbox(extraEnv);
+  const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp", "--mode", "smart"])));
+  await driver.waitFor(NEW_TUI, WAIT_MS);
+  // The interactive agent is the second fake run (after `threads new`).
+  const agent = await waitUntil(() => eventsOf(sb, "start").find((e) => e.argv.includes("continue")), "the agent's start event");
+  return { sb, driver, agentPid: agent.pid };
+}
+
+describe("output", () => {
+  it("is byte-identical to running `amp threads continue <id>` directly (sessionpin prints nothing of its own)", async () => {
+    const viaShim = cleanup.sandbox();
+    const id = await coldStart(cleanup, viaShim, "Remember the number 42.", ["amp"]);
+    // A second sandbox holding the same thread state, for the direct run.
+    const direct = cleanup.sandbox();
+    cpSync(join(viaShim.ampHome, "threads"), join(direct.ampHome, "threads"), { recursive: true });
+
+    const script = async (driver: ReturnType<typeof viaShim.direct>): Promise<number> => {
+      await driver.waitFor(/continued, 1 messages/, WAIT_MS);
+      driver.sendMessage("What was the number?");
+      await driver.waitFor(/Amp: noted \(2 messages in this thread\)/, WAIT_MS);
+      driver.sendMessage("/size");
+      await driver.waitFor(/size \d+x\d+/, WAIT_MS);
+      driver.write("\x03");
+      return (await exitOf(driver)).exitCode;
+    };
+    const shimmed = cleanup.driver(viaShim.sessionpin(runArgs(viaShim, [], ["amp"])));
+    expect(await script(shimmed)).toBe(0);
+    const plain = cleanup.driver(direct.direct([join(FAKE_AGENTS, "amp"), "threads", "continue", id]));
+    expect(await script(plain)).toBe(0);
+
+    // Same thread on both sides, so the same screen must come out.
+    expect(eventsOf(viaShim, "start").at(-1)?.argv).toEqual(["threads", "continue", id]);
+    expect(plain.output.length).toBeGreaterThan(200);
+    expect(shimmed.output.toString("utf8")).toBe(plain.output.toString("utf8"));
+    expect(shimmed.output.equals(plain.output)).toBe(true);
+  });
+});
+
+describe("window size", () => {
+  it("starts the agent at the outer size and passes a resize on (SIGWINCH → 100x40)", async () => {
+    const { sb, driver, agentPid } = await startInteractive();
+    driver.sendMessage("/size");
+    await driver.waitFor(/size 67x1190/, WAIT_MS);
+
+    driver.resize(100, 40);
+    await driver.waitFor(/resized 100x40/, WAIT_MS);
+    expect(eventsOf(sb, "resize").map((e) => [e.pid, e["cols"], e["rows"]])).toEqual([[agentPid, 100, 40]]);
+    driver.sendMessage("/size");
+    await driver.waitFor(/size 100x40/, WAIT_MS);
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+  });
+});
+
+describe("signals", () => {
+  it.each(["SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"] as const)(
+    "forwards %s to the agent, and sessionpin keeps running",
+    async (signal) => {
+      const { sb, driver, agentPid } = await startInteractive();
+      driver.kill(signal);
+      const received = await waitUntil(() => eventsOf(sb, "signal")[0], `the agent to log ${signal}`);
+      expect(received).toMatchObject({ pid: agentPid, signal });
+      // The fake ignores it; sessionpin must not have died of it either.
+      await sleep(300);
+      expect(await hasExited(driver)).toBe(false);
+      expect(eventsOf(sb, "signal").map((e) => e["signal"])).toEqual([signal]);
+      expect(sb.readLog()).toContain(`forwarding ${signal} to the agent's process group`);
+
+      // Still interactive after the signal.
+      driver.sendMessage("still there?");
+      await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+      driver.write("\x03");
+      expect((await exitOf(driver)).exitCode).toBe(0);
+    },
+  );
+
+  it("forwards SIGTERM; the agent exits 143 and so does sessionpin", async () => {
+    const { sb, driver, agentPid } = await startInteractive();
+    driver.kill("SIGTERM");
+    const { exitCode, signal } = await exitOf(driver);
+    expect(exitCode).toBe(143);
+    expect(signal).toBe(0);
+    expect(eventsOf(sb, "signal").map((e) => [e.pid, e["signal"]])).toEqual([[agentPid, "SIGTERM"]]);
+    expect(eventsOf(sb, "exit").find((e) => e.pid === agentPid)?.["code"]).toBe(143);
+  });
+});
+
+describe("exit codes", () => {
+  it("exits with the agent's own code (/exit 3 → 3)", async () => {
+    const { sb, driver, agentPid } = await startInteractive();
+    driver.sendMessage("/exit 3");
+    expect((await exitOf(driver)).exitCode).toBe(3);
+    expect(eventsOf(sb, "exit").find((e) => e.pid === agentPid)?.["code"]).toBe(3);
+  });
+
+  it("exits 128+N when the agent died of signal N (/die → SIGKILL → 137)", async () => {
+    const { sb, driver, agentPid } = await startInteractive();
+    driver.sendMessage("/die");
+    expect((await exitOf(driver)).exitCode).toBe(137);
+    // /die leaves no exit event: the fake really was killed.
+    expect(eventsOf(sb, "exit").map((e) => e.pid)).not.toContain(agentPid);
+    expect(sb.readLog()).toMatch(/agent exited: code \d+, signal 9/);
+  });
+
+  it("passes a warm start's non-zero exit through when the fallback window is 0", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(cleanup, sb, "Count to three.");
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--fallback-window", "0"], ["amp", "--mode", "smart"])));
+    await driver.waitFor(/continued, 1 messages/, WAIT_MS);
+    driver.sendMessage("/exit 5");
+    expect((await exitOf(driver)).exitCode).toBe(5);
+    expect(sb.readPointer()["id"]).toBe(id);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
+  // A turn closes the fallback window: a later non-zero exit is the agent's business, not a
+  // rejected thread, so the pointer stays and the prompt is not typed again.
+  it("keeps a resumed thread that already ran a turn when the agent later exits non-zero within the window", async () => {
+    const sb = cleanup.sandbox();
+    const prompt = "Count to three.";
+    const id = await coldStart(cleanup, sb, prompt);
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", prompt], ["amp", "--mode", "smart"])));
+    await driver.waitFor(/continued, 1 messages/, WAIT_MS);
+    driver.sendMessage("And now to four.");
+    await driver.waitFor(/Amp: noted \(2 messages in this thread\)/, WAIT_MS);
+    driver.sendMessage("/exit 3");
+    // Long enough for a fallback start to have created a thread and typed the prompt.
+    await sleep(2_000);
+    const code = (await hasExited(driver)) ? (await driver.exited).exitCode : undefined;
+    expect({
+      exitCode: code,
+      pointerId: sb.readPointer()["id"],
+      rejectedFiles: sb.asideFiles("rejected").length,
+      threadsCreated: eventsOf(sb, "thread-new").length,
+      promptDeliveries: messages(sb).filter((text) => text === prompt).length,
+    }).toEqual({ exitCode: 3, pointerId: id, rejectedFiles: 0, threadsCreated: 1, promptDeliveries: 1 });
+  });
+});
+
+describe("input", () => {
+  it("forwards input typed before the agent is up (during threads new)", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp", "--mode", "smart"])));
+    driver.write("hello\r");
+    await waitUntil(() => messages(sb).length > 0, "a message at the fake");
+    expect(messages(sb)).toEqual(["hello"]);
+    // It went to the interactive agent, not to `threads new`.
+    const agent = eventsOf(sb, "start").find((e) => e.argv.includes("continue"));
+    expect(eventsOf(sb, "message")[0]?.pid).toBe(agent?.pid);
+    await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+  });
+
+  // A prompt typed before the agent draws anything lands in a terminal still in line mode, and
+  // the kernel's echo of it would reach agentapi's screen.
+  it("waits for the agent's first output before typing the prompt (slow-starting agent)", async () => {
+    const sb = cleanup.sandbox({ NODE_OPTIONS: `--import=${join(import.meta.dirname, "slow-start.mjs")}`, SLOW_START_MS: "1500" });
+    const prompt = "Slow but steady.";
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", prompt], ["amp", "--mode", "smart"])));
+    await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(messages(sb)).toEqual([prompt]);
+    // The agent's screen must come first: nothing of the prompt before its clear-screen.
+    const screen = driver.output.toString("utf8");
+    expect(screen.indexOf("\x1b[2J")).toBe(0);
+    expect(screen).not.toContain("^[[200~");
+  });
+});
