@@ -1,3 +1,4 @@
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import type { AgentPlugin } from "./types.js";
 
 /**
@@ -8,13 +9,15 @@ import type { AgentPlugin } from "./types.js";
 const THREAD_ID = "T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 // Global options that take a value; Amp's parser accepts them before or after a command.
-const VALUE_OPTIONS = new Set([
-  "--visibility", "--settings-file", "--log-level", "--log-file", "--mcp-config", "-m", "--mode",
-  "--features", "--executor", "--runner-dir", "--attach", "--orb-size", "--title", "-l", "--label",
-]);
-// Options whose value is optional: it is theirs only when the next word is not an option.
-const OPTIONAL_VALUE_OPTIONS = new Set(["--project", "--plugin-ready-timeout"]);
-const EXECUTE = new Set(["-x", "--execute"]);
+// `-x/--execute [message]` reads its message from stdin when none follows.
+const EXECUTE = ["-x", "--execute"];
+const ARGV: ArgvSpec = {
+  values: [
+    "--visibility", "--settings-file", "--log-level", "--log-file", "--mcp-config", "-m", "--mode",
+    "--features", "--executor", "--runner-dir", "--attach", "--orb-size", "--title", "-l", "--label",
+  ],
+  optionalValues: [...EXECUTE, "--project", "--plugin-ready-timeout"],
+};
 
 interface AmpArgs {
   /** Every option with its value, in order, except -x/--execute and its message. */
@@ -26,38 +29,13 @@ interface AmpArgs {
 }
 
 function parseArgs(args: readonly string[]): AmpArgs {
-  const options: string[] = [];
-  const command: string[] = [];
-  let execute = false;
-  let message: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const next = args[i + 1];
-    const nextIsValue = next !== undefined && !next.startsWith("-");
-    if (arg === "--") {
-      command.push(...args.slice(i + 1));
-      break;
-    }
-    if (EXECUTE.has(arg)) {
-      execute = true;
-      // `-x "message"`; a bare `-x` reads the message from stdin.
-      if (nextIsValue && command.length === 0) message = args[++i];
-    } else if (arg.startsWith("--execute=")) {
-      execute = true;
-      message = arg.slice("--execute=".length);
-    } else if (VALUE_OPTIONS.has(arg) && next !== undefined) {
-      options.push(arg, next);
-      i++;
-    } else if (OPTIONAL_VALUE_OPTIONS.has(arg) && nextIsValue) {
-      options.push(arg, next);
-      i++;
-    } else if (arg.startsWith("-")) {
-      options.push(arg);
-    } else {
-      command.push(arg);
-    }
-  }
-  return { options, execute, message, command };
+  const tokens = tokenize(args, ARGV);
+  return {
+    options: render(withoutPositionals(withoutOptions(tokens, EXECUTE))),
+    execute: hasOption(tokens, EXECUTE),
+    message: optionValue(tokens, EXECUTE),
+    command: positionals(tokens),
+  };
 }
 
 export const amp: AgentPlugin = {

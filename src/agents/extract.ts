@@ -1,18 +1,31 @@
 import type { Line } from "../capture/line.js";
-import { judgeLine, type Verdict } from "./match.js";
+import { judgeLine, type RowBefore, type Verdict } from "./match.js";
 import { SessionTracker, type PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "./types.js";
 
 /** One plugin's rules plus the tracker: what `run` and replay feed every captured line to. */
 export class Extractor {
+  #before: RowBefore | undefined;
+
+  /** `width` is the agent's terminal width, so a row that filled it is known to be wrapped. */
   constructor(
     readonly plugin: AgentPlugin,
     readonly tracker: SessionTracker = new SessionTracker(),
+    private readonly width = 0,
   ) {}
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {
-    const verdicts = judgeLine(this.plugin, line);
-    const events = verdicts.flatMap((verdict) => this.tracker.observe(verdict, line.n) ?? []);
+    const verdicts = judgeLine(this.plugin, line, this.#before);
+    this.#before = line.json === undefined
+      ? { text: line.text, fullRow: this.width > 0 && [...line.text].length >= this.width }
+      : undefined;
+    const events = verdicts.flatMap((verdict) => this.offer(verdict, line.n));
     return { verdicts, events };
+  }
+
+  /** A verdict from outside the output (the session store, an up-front choice). */
+  offer(verdict: Verdict, line?: number): PinEvent[] {
+    const event = this.tracker.observe(verdict, line);
+    return event === undefined ? [] : [event];
   }
 }

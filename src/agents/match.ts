@@ -13,12 +13,36 @@ export type Verdict =
  * What every rule of `plugin` makes of one line. JSON lines are judged by field only and text
  * rules never see them: message text inside a JSON line is full of look-alike IDs.
  */
-export function judgeLine(plugin: AgentPlugin, line: Line): Verdict[] {
+export function judgeLine(plugin: AgentPlugin, line: Line, before?: RowBefore): Verdict[] {
   if (line.json !== undefined) {
     const json = line.json;
     return plugin.json.flatMap((rule) => judgeField(plugin.grammar, rule, json));
   }
-  return plugin.text.flatMap((rule) => judgeText(plugin.grammar, rule, line.text));
+  return plugin.text.flatMap((rule) => [
+    ...judgeText(plugin.grammar, rule, line.text),
+    ...(before === undefined ? [] : judgeAcross(plugin.grammar, rule, before, line.text)),
+  ]);
+}
+
+/** The text line before this one, which a terminal may have wrapped into it. */
+export interface RowBefore {
+  readonly text: string;
+  /** It filled the row: the break fell inside a word (no space between the halves). */
+  readonly fullRow: boolean;
+}
+
+// Box borders stand at both ends of a row (Gemini's exit box) and are not part of the text.
+const FRAME = /^[\s│┃║|]+|[\s│┃║|]+$/g;
+
+/**
+ * Matches that start in the row before and end in this one: agentapi runs agents at 67 columns,
+ * so `To continue this session, run codex resume <uuid>` arrives in two rows. Matches within
+ * either row alone are left to that row.
+ */
+function judgeAcross(grammar: RegExp, rule: TextRule, before: RowBefore, text: string): Verdict[] {
+  const head = before.text.replace(FRAME, "") + (before.fullRow ? "" : " ");
+  const joined = head + text.replace(FRAME, "");
+  return judgeText(grammar, rule, joined, (start, end) => start < head.length && end > head.length);
 }
 
 function judgeField(
@@ -39,11 +63,17 @@ function judgeField(
   return [judgeValue(grammar, rule.name, rule.state, value)];
 }
 
-function judgeText(grammar: RegExp, rule: TextRule, text: string): Verdict[] {
+function judgeText(
+  grammar: RegExp,
+  rule: TextRule,
+  text: string,
+  keep: (start: number, end: number) => boolean = () => true,
+): Verdict[] {
   const global = new RegExp(rule.pattern.source, rule.pattern.flags.replace("g", "") + "g");
   return [...text.matchAll(global)].flatMap((match) => {
     const value = match.groups?.["id"];
-    return value === undefined ? [] : [judgeValue(grammar, rule.name, rule.state, value)];
+    if (value === undefined || !keep(match.index, match.index + match[0].length)) return [];
+    return [judgeValue(grammar, rule.name, rule.state, value)];
   });
 }
 

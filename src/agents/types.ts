@@ -30,6 +30,37 @@ export interface UpfrontCommand {
   parse(output: string): string | undefined;
 }
 
+/** What plugins may know of the run they serve, for paths of on-disk session stores. */
+export interface RunContext {
+  readonly home: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Where an agent keeps its sessions on disk. An entry appearing there means the session can be
+ * resumed (confirmed); when entry names hold whole IDs, a new entry also captures the ID.
+ */
+export interface SessionStore {
+  readonly rule: string;
+  /** The folders to search, each with how many folder levels below it to look. */
+  where(context: RunContext, now: Date): ReadonlyArray<{ readonly dir: string; readonly depth: number }>;
+  /** A session's file or folder name; group `id` holds its ID (or, see `wholeId`, a prefix). */
+  readonly name: RegExp;
+  /** False when names hold only a prefix of the ID (Gemini keeps 8 characters): confirm only. */
+  readonly wholeId: boolean;
+  /** For stores shared by every folder: whether the entry (its first line) is this cwd's session. */
+  belongs?(firstLine: string, context: RunContext): boolean;
+}
+
+/** A file the running agent keeps under its own pid, naming its session (Claude's sessions/<pid>.json). */
+export interface PidFile {
+  readonly rule: string;
+  path(pid: number, context: RunContext): string;
+  /** The dotted path of the ID inside the file's JSON. */
+  readonly field: string;
+}
+
 /** How a cold start delivers the task prompt: typed into the PTY, inside argv, or not at all. */
 export type PromptVia = "pty" | "argv" | "none";
 
@@ -55,6 +86,13 @@ export interface AgentPlugin {
   /** Output that means a failure says nothing about the ID (offline, auth): keep the pointer. */
   readonly transient: readonly RegExp[];
   readonly upfront?: UpfrontCommand;
+  /**
+   * Names the new session in argv (`claude --session-id <uuid>`), so no parsing is needed;
+   * `fresh` is a new random UUID. Undefined when this invocation cannot.
+   */
+  chooseId?(args: readonly string[], fresh: string): { readonly id: string; readonly args: string[] } | undefined;
+  readonly store?: SessionStore;
+  readonly pidFile?: PidFile;
   /** Why this invocation starts no conversation (a subcommand such as `amp threads list`), if so. */
   passthrough?(args: readonly string[]): string | undefined;
   /** Args for a fresh session; with `prompt` when the agent takes it in argv. */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readPointer } from "../pointer/store.js";
 import { planStart, refuseNewer } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
@@ -26,7 +27,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const pointer = pointerPathFor(values.pointer, plugin.name, process.env, cwd);
   const read = await readPointer(pointer);
   refuseNewer(pointer, read);
-  const plan = planStart(plugin, args, read, { cwd, prompt: readPrompt(values, process.env) });
+  const plan = planStart(plugin, args, read, { cwd, prompt: readPrompt(values, process.env), fresh: randomUUID });
   const result = { mode: plan.mode, agent: plugin.name, id: plan.id, argv: [executable, ...plan.args], pointer };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return 0;

@@ -3,12 +3,14 @@ import type { Line } from "../capture/line.js";
 import { createCapture } from "../capture/pipeline.js";
 import type { Extractor } from "../agents/extract.js";
 import type { PinEvent } from "../agents/tracker.js";
+import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
 import { spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
 import type { SignalRelay } from "../pty/signals.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
 import { QuietTrigger, typePrompt } from "./prompt.js";
+import { StoreWatch } from "./store-watch.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
@@ -26,6 +28,8 @@ export interface AttemptOptions {
   readonly capture?: {
     readonly extractor: Extractor;
     readonly onPin: (event: PinEvent) => void;
+    /** For the agent's on-disk session store. */
+    readonly context: RunContext;
   };
   /** Typed into the PTY once the agent's output goes quiet. */
   readonly prompt?: { readonly text: string; readonly quietMs: number; readonly maxWaitMs: number };
@@ -79,6 +83,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     for (const event of events) o.capture.onPin(event);
   });
   const captured = new Promise((resolve) => capture.on("end", resolve));
+  const store = o.capture && watchStore(o.capture, o.clock, startedAt, () => watch?.accept());
+  store?.start(agent.pid);
   capture.resume();
 
   agent.onData((chunk) => {
@@ -89,6 +95,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const status = await agent.exited;
   capture.end();
   await captured;
+  store?.stop(agent.pid);
   quiet?.cancel();
   if (killTimer !== undefined) o.clock.clearTimeout(killTimer);
   o.relay.detach();
@@ -107,4 +114,19 @@ function startPrompt(o: AttemptOptions, agent: AgentPty, prompt: NonNullable<Att
   });
   trigger.start();
   return trigger;
+}
+
+function watchStore(
+  capture: NonNullable<AttemptOptions["capture"]>,
+  clock: Clock,
+  startedAt: number,
+  accepted: () => void,
+): StoreWatch | undefined {
+  const { extractor, onPin, context } = capture;
+  const watch = new StoreWatch(extractor.plugin, context, clock, startedAt, () => extractor.tracker.current, (verdict) => {
+    // The agent wrote its session down: it has accepted the ID.
+    accepted();
+    for (const event of extractor.offer(verdict)) onPin(event);
+  });
+  return watch.needed ? watch : undefined;
 }

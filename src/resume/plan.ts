@@ -16,6 +16,15 @@ export interface StartPlan {
   readonly reason: string;
   /** The pointer this plan resumes from. */
   readonly pointer?: Pointer;
+  /** The ID a cold start gives the new session in its argv (`--session-id`), if the agent allows. */
+  readonly chosen?: string;
+}
+
+export interface PlanContext {
+  readonly cwd: string;
+  readonly prompt: string | undefined;
+  /** A new random UUID, for agents that let sessionpin name the session. */
+  readonly fresh: () => string;
 }
 
 /** Cold or warm, and with which argv. Pure: runs nothing and writes nothing. */
@@ -23,11 +32,11 @@ export function planStart(
   plugin: AgentPlugin,
   args: readonly string[],
   read: PointerRead,
-  context: { readonly cwd: string; readonly prompt: string | undefined },
+  context: PlanContext,
 ): StartPlan {
   const refusal = unusable(plugin, read, context.cwd);
   if (refusal !== undefined || read.kind !== "ok") {
-    return coldPlan(plugin, args, context.prompt, refusal ?? "no pointer");
+    return coldPlan(plugin, args, context, refusal ?? "no pointer");
   }
   const pointer = read.pointer;
   return {
@@ -41,20 +50,17 @@ export function planStart(
   };
 }
 
-export function coldPlan(
-  plugin: AgentPlugin,
-  args: readonly string[],
-  prompt: string | undefined,
-  reason: string,
-): StartPlan {
-  const cold = plugin.coldArgs(args, prompt);
+export function coldPlan(plugin: AgentPlugin, args: readonly string[], context: PlanContext, reason: string): StartPlan {
+  const cold = plugin.coldArgs(args, context.prompt);
+  const chosen = plugin.chooseId?.(cold.args, context.fresh());
   return {
     mode: "cold",
     id: null,
-    args: cold.args,
-    promptVia: prompt === undefined ? "none" : cold.promptVia,
+    args: chosen?.args ?? cold.args,
+    promptVia: context.prompt === undefined ? "none" : cold.promptVia,
     upfront: plugin.upfront?.applies(args) ?? false,
     reason,
+    ...(chosen !== undefined ? { chosen: chosen.id } : {}),
   };
 }
 

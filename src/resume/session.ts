@@ -1,4 +1,5 @@
-import { constants } from "node:os";
+import { randomUUID } from "node:crypto";
+import { constants, homedir } from "node:os";
 import type { Clock } from "../clock.js";
 import { Extractor } from "../agents/extract.js";
 import { SessionTracker } from "../agents/tracker.js";
@@ -79,7 +80,8 @@ async function pinned(
   try {
     const read = await readPointer(o.pointerPath);
     refuseNewer(o.pointerPath, read);
-    let plan = planStart(plugin, o.args, read, { cwd: o.cwd, prompt: o.prompt });
+    const context = { cwd: o.cwd, prompt: o.prompt, fresh: randomUUID };
+    let plan = planStart(plugin, o.args, read, context);
     o.log.info(`${plan.mode} start: ${plan.reason}`);
     if (plan.mode === "cold" && read.kind !== "missing") {
       const aside = await setAside(o.pointerPath, read.kind === "invalid" ? "corrupt" : "unused", o.now());
@@ -92,7 +94,7 @@ async function pinned(
       const aside = await setAside(o.pointerPath, "rejected", o.now());
       o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
       history = [...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }];
-      plan = coldPlan(plugin, o.args, o.prompt, "the stored ID was rejected");
+      plan = coldPlan(plugin, o.args, context, "the stored ID was rejected");
     }
   } finally {
     await lock.lock.release();
@@ -110,6 +112,11 @@ async function attempt(
   const pin = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd }, o.log, o.now, warm, history);
   const tracker = new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule });
   let args = plan.args;
+  if (plan.chosen !== undefined) {
+    // Named by sessionpin, but nothing exists to resume until the agent has saved a turn.
+    const event = tracker.observe({ kind: "taken", rule: "chosen-up-front", id: plan.chosen, state: "provisional" });
+    if (event !== undefined) pin.apply(event);
+  }
   if (plan.upfront && plugin.upfront !== undefined) {
     const abort = new AbortController();
     base.relay.attach(() => abort.abort());
@@ -135,7 +142,11 @@ async function attempt(
   const outcome = await runAttempt({
     ...base,
     argv: [o.command, ...args],
-    capture: { extractor: new Extractor(plugin, tracker), onPin: (event) => pin.apply(event) },
+    capture: {
+      extractor: new Extractor(plugin, tracker, o.terminal.size().cols),
+      onPin: (event) => pin.apply(event),
+      context: { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env },
+    },
     ...(plan.promptVia === "pty" && o.prompt !== undefined
       ? { prompt: { text: o.prompt, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs } }
       : {}),

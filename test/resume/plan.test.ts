@@ -8,7 +8,7 @@ const pointer: Pointer = {
   version: 1, agent: "amp", id: ID, state: "confirmed", cwd: "/work/repo",
   capturedAt: "2026-11-22T10:00:00.000Z", source: { rule: "threads-new" }, history: [],
 };
-const context = { cwd: "/work/repo", prompt: "build it" };
+const context = { cwd: "/work/repo", prompt: "build it", fresh: () => "00000000-0000-4000-8000-000000000000" };
 
 describe("planStart", () => {
   it("is cold with no pointer, with the up-front thread for interactive Amp and the prompt by PTY", () => {
@@ -42,6 +42,6 @@ describe("planStart", () => {
   });
 
   it("sends no prompt at all when none was given", () => {
-    expect(planStart(amp, [], { kind: "missing" }, { cwd: "/w", prompt: undefined }).promptVia).toBe("none");
+    expect(planStart(amp, [], { kind: "missing" }, { ...context, prompt: undefined }).promptVia).toBe("none");
   });
 });
