@@ -1,25 +1,31 @@
 import { basename } from "node:path";
+import { aider } from "./aider.js";
 import { amp } from "./amp.js";
 import type { AgentPlugin } from "./types.js";
 
-export type AgentId = "amp";
+export type AgentId = "aider" | "amp";
 
 /** Every built-in plugin; the compiler checks that each AgentId has one. */
-export const agents = { amp } satisfies Record<AgentId, AgentPlugin>;
+export const agents = { aider, amp } satisfies Record<AgentId, AgentPlugin>;
 
 const builtIn: readonly AgentPlugin[] = Object.values(agents);
 
+/** User plugins first, so a user can replace a built-in one by using its name. */
+function all(user: readonly AgentPlugin[]): readonly AgentPlugin[] {
+  return [...user, ...builtIn.filter((plugin) => !user.some((u) => u.name === plugin.name))];
+}
+
 /** The plugin named `name` (`--agent NAME`), matched by plugin name or executable name. */
-export function pluginNamed(name: string): AgentPlugin | undefined {
-  return builtIn.find((plugin) => plugin.name === name || plugin.names.includes(name));
+export function pluginNamed(name: string, user: readonly AgentPlugin[] = []): AgentPlugin | undefined {
+  return all(user).find((plugin) => plugin.name === name || plugin.names.includes(name));
 }
 
 /** The plugin for an executable, chosen by its basename. */
-export function pluginForCommand(command: string): AgentPlugin | undefined {
+export function pluginForCommand(command: string, user: readonly AgentPlugin[] = []): AgentPlugin | undefined {
   const name = basename(command);
-  return builtIn.find((plugin) => plugin.names.includes(name));
+  return all(user).find((plugin) => plugin.names.includes(name));
 }
 
-export function pluginNames(): string[] {
-  return builtIn.map((plugin) => plugin.name);
+export function pluginNames(user: readonly AgentPlugin[] = []): string[] {
+  return all(user).map((plugin) => plugin.name);
 }

@@ -93,6 +93,11 @@ export interface AgentPlugin {
   chooseId?(args: readonly string[], fresh: string): { readonly id: string; readonly args: string[] } | undefined;
   readonly store?: SessionStore;
   readonly pidFile?: PidFile;
+  /**
+   * For agents without session IDs: the file in the working folder that holds their chat
+   * history, and the flag that restores it (Aider's `--restore-chat-history`).
+   */
+  readonly history?: { readonly file: string; readonly flag: string };
   /** Why this invocation starts no conversation (a subcommand such as `amp threads list`), if so. */
   passthrough?(args: readonly string[]): string | undefined;
   /** Args for a fresh session; with `prompt` when the agent takes it in argv. */

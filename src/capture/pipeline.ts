@@ -1,33 +1,43 @@
-import type { Transform } from "node:stream";
 import { cleanText } from "./clean.js";
 import { parseJsonObject } from "./json.js";
 import type { Line } from "./line.js";
-import { splitLines } from "./lines.js";
+import { LineSplitter } from "./lines.js";
 
 /**
- * The whole capture pipeline as one stream: write the agent's raw output bytes in any chunking,
- * read `Line` objects (blank lines are counted but not emitted). `run` and `replay` both use it.
+ * The whole capture pipeline: raw output bytes in any chunking → `Line`s (blank lines are counted
+ * but not returned). Synchronous and pure, so `run` and `replay` share it and each line can be
+ * tied to the chunk (and the recording time) that completed it.
  */
-export function createCapture(maxLineChars?: number): Transform {
-  return splitLines<Line>((raw, n) => {
-    const text = cleanText(raw);
-    if (text === "") return undefined;
-    const json = parseJsonObject(text);
-    return json === undefined ? { n, text } : { n, text, json };
-  }, maxLineChars);
+export class Capture {
+  readonly #splitter: LineSplitter;
+
+  constructor(maxLineChars?: number) {
+    this.#splitter = new LineSplitter(maxLineChars);
+  }
+
+  push(chunk: Uint8Array | string): Line[] {
+    return this.#lines(this.#splitter.push(chunk));
+  }
+
+  end(): Line[] {
+    return this.#lines(this.#splitter.end());
+  }
+
+  #lines(raw: ReturnType<LineSplitter["push"]>): Line[] {
+    return raw.flatMap(({ n, raw: text, offset, cut }) => {
+      const clean = cleanText(text);
+      if (clean === "") return [];
+      const json = cut ? undefined : parseJsonObject(clean);
+      return [{ n, text: clean, offset, ...(cut ? { cut } : {}), ...(json === undefined ? {} : { json }) }];
+    });
+  }
 }
 
-/** Every line of a complete output, for tests and one-shot callers. */
-export async function captureAll(chunks: Iterable<Uint8Array | string>): Promise<Line[]> {
-  const capture = createCapture();
+/** Every line of a complete output. */
+export function captureAll(chunks: Iterable<Uint8Array | string>, maxLineChars?: number): Line[] {
+  const capture = new Capture(maxLineChars);
   const lines: Line[] = [];
-  capture.on("data", (line: Line) => lines.push(line));
-  const done = new Promise<void>((resolve, reject) => {
-    capture.on("end", resolve);
-    capture.on("error", reject);
-  });
-  for (const chunk of chunks) capture.write(chunk);
-  capture.end();
-  await done;
+  for (const chunk of chunks) lines.push(...capture.push(chunk));
+  lines.push(...capture.end());
   return lines;
 }

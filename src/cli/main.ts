@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { EXIT, SessionpinError } from "../errors.js";
 import { demoCommand } from "./demo.js";
 import { planCommand } from "./plan.js";
+import { pluginsCommand } from "./plugins.js";
 import { pointerCommand } from "./pointer.js";
 import { runCommand } from "./run.js";
 
@@ -12,6 +13,7 @@ Commands:
   run [options] -- <agent> [args…]    run an agent in a PTY, pin its session, resume it next time
   plan [options] -- <agent> [args…]   print what run would start (cold/warm, argv) as JSON
   pointer show|clear                  show or set aside the stored pointer
+  plugins [--json]                    list plugins: executables, capture sources, resume form
   demo                                run a built-in fake Amp twice: cold start, then warm resume
 
 Options: -h/--help (also after each command), -V/--version
@@ -23,6 +25,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   run: runCommand,
   plan: planCommand,
   pointer: pointerCommand,
+  plugins: pluginsCommand,
   demo: demoCommand,
 };
 

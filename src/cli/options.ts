@@ -3,16 +3,20 @@ import { homedir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { pluginForCommand, pluginNamed, pluginNames } from "../agents/registry.js";
+import { loadUserPlugins, type LoadedPlugins } from "../agents/load.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { SessionpinError } from "../errors.js";
 import { resolvePointerPath } from "../pointer/path.js";
 
-type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string }>>;
-type Values<O extends Options> = { -readonly [K in keyof O]?: O[K]["type"] extends "string" ? string : boolean };
+type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>>;
+type Values<O extends Options> = {
+  -readonly [K in keyof O]?: O[K] extends { multiple: true } ? string[] : O[K]["type"] extends "string" ? string : boolean;
+};
 
 /** Options shared by the commands that start or plan an agent. */
 export const AGENT_OPTIONS = {
   agent: { type: "string" },
+  plugin: { type: "string", multiple: true },
   pointer: { type: "string" },
   prompt: { type: "string" },
   "prompt-file": { type: "string" },
@@ -53,13 +57,18 @@ function commandStart(argv: readonly string[], options: Options): number {
 }
 
 /** The plugin: `--agent NAME`, else the executable's basename; undefined when none fits. */
-export function choosePlugin(agentFlag: string | undefined, command: string): AgentPlugin | undefined {
-  if (agentFlag === undefined) return pluginForCommand(command);
-  const plugin = pluginNamed(agentFlag);
+export function choosePlugin(agentFlag: string | undefined, command: string, user: readonly AgentPlugin[]): AgentPlugin | undefined {
+  if (agentFlag === undefined) return pluginForCommand(command, user);
+  const plugin = pluginNamed(agentFlag, user);
   if (plugin === undefined) {
-    throw new SessionpinError("unknown-agent", `sessionpin: --agent ${agentFlag}: no such plugin (known: ${pluginNames().join(", ")})`);
+    throw new SessionpinError("unknown-agent", `sessionpin: --agent ${agentFlag}: no such plugin (known: ${pluginNames(user).join(", ")})`);
   }
   return plugin;
+}
+
+/** User plugins from `--plugin` files and the plugin folder, with the problems of bad ones. */
+export function userPlugins(files: readonly string[] | undefined, env: NodeJS.ProcessEnv, cwd: string): LoadedPlugins {
+  return loadUserPlugins(files ?? [], env, env["HOME"] ?? homedir(), cwd);
 }
 
 /** `--prompt`, `--prompt-file` or SESSIONPIN_PROMPT; at most one of the flags. */

@@ -2,14 +2,15 @@ import { randomUUID } from "node:crypto";
 import { readPointer } from "../pointer/store.js";
 import { planStart, refuseNewer } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
-import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt } from "./options.js";
+import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, userPlugins } from "./options.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
 Runs nothing. Prints what \`sessionpin run\` would start, as one JSON object:
 {"mode":"cold"|"warm","agent":…,"id":…|null,"argv":[…],"pointer":…}
 
-Options: --agent NAME, --pointer PATH, --prompt TEXT, --prompt-file PATH, -h/--help (as for run)`;
+Options: --agent NAME, --plugin FILE, --pointer PATH, --prompt TEXT, --prompt-file PATH,
+-h/--help (as for run)`;
 
 export async function planCommand(argv: readonly string[]): Promise<number> {
   const { values, command } = parseWithCommand(argv, AGENT_OPTIONS, PLAN_USAGE);
@@ -19,7 +20,9 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   }
   const [executable, ...args] = command;
   if (executable === undefined) throw new SessionpinError("usage", `sessionpin plan: no agent command given\n${PLAN_USAGE}`);
-  const plugin = choosePlugin(values.agent, executable);
+  const user = userPlugins(values.plugin, process.env, process.cwd());
+  for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
+  const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
   if (plugin === undefined) {
     throw new SessionpinError("unknown-agent", `sessionpin plan: no plugin for ${JSON.stringify(executable)}; use --agent NAME`);
   }

@@ -4,8 +4,9 @@ import { fileLogger } from "../log/logger.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { resolveExecutable } from "../pty/which.js";
 import { OuterTerminal } from "../pty/terminal.js";
+import { CastRecorder } from "../record/asciicast.js";
 import { runSession } from "../resume/session.js";
-import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds } from "./options.js";
+import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
 
@@ -13,6 +14,8 @@ Runs the agent in a PTY, invisibly, and pins its session ID; the next start resu
 
 Options:
   --agent NAME              plugin to use (default: chosen by the agent's executable name)
+  --plugin FILE             load a user plugin (JSON; repeatable); every *.json in
+                            \${XDG_CONFIG_HOME:-~/.config}/sessionpin/plugins/ is loaded too
   --pointer PATH            pointer file (env SESSIONPIN_POINTER; default beside
                             $AGENTAPI_STATE_FILE, else $XDG_STATE_HOME/sessionpin/<agent>/<cwd hash>.json)
   --log PATH                log file (default: the pointer's path with .log)
@@ -20,6 +23,10 @@ Options:
   --prompt-file PATH        the same, read from a file
   --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
   --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
+  --record FILE.cast        record what the agent prints as an asciicast v2 file (0600)
+  --record-input            record typed input too (it can hold secrets; the log warns)
+  --aider-restore-history   for agents without session IDs (Aider): add their restore-history
+                            flag (--restore-chat-history) when their history file exists
   -h, --help                show this help`;
 
 const RUN_OPTIONS = {
@@ -27,6 +34,9 @@ const RUN_OPTIONS = {
   log: { type: "string" },
   "fallback-window": { type: "string" },
   "prompt-quiet": { type: "string" },
+  "aider-restore-history": { type: "boolean" },
+  record: { type: "string" },
+  "record-input": { type: "boolean" },
 } as const;
 
 // A spinner that never stops must not hold the prompt back forever.
@@ -47,9 +57,20 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   terminal.open();
   try {
     resolveExecutable(executable, env, cwd);
-    const plugin = choosePlugin(values.agent, executable);
+    const user = userPlugins(values.plugin, env, cwd);
+    const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
     const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd);
     const log = fileLogger(values.log ?? defaultLogPath(pointerPath));
+    // Reported in the log, not on the screen: a bad plugin file never stops the agent.
+    for (const problem of user.problems) log.warn(`${problem} (skipped)`);
+    const size = terminal.size();
+    const record = values.record === undefined ? undefined : CastRecorder.open(values.record, {
+      width: size.cols,
+      height: size.rows,
+      command: command.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" "),
+      // Only what a player needs: other variables can hold secrets.
+      env: Object.fromEntries(["TERM", "SHELL"].flatMap((name) => (env[name] ? [[name, env[name]]] : []))),
+    }, { log, withInput: values["record-input"] === true });
     try {
       return await runSession({
         command: executable,
@@ -60,14 +81,17 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
         promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
+        restoreHistory: values["aider-restore-history"] === true,
         cwd,
         env,
         terminal,
         log,
+        ...(record !== undefined ? { record } : {}),
         clock: systemClock,
         now: () => new Date(),
       });
     } finally {
+      record?.close();
       log.close();
     }
   } finally {

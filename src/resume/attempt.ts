@@ -1,6 +1,6 @@
 import type { Clock, Timer } from "../clock.js";
 import type { Line } from "../capture/line.js";
-import { createCapture } from "../capture/pipeline.js";
+import { Capture } from "../capture/pipeline.js";
 import type { Extractor } from "../agents/extract.js";
 import type { PinEvent } from "../agents/tracker.js";
 import type { RunContext } from "../agents/types.js";
@@ -11,6 +11,7 @@ import type { OuterTerminal } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
 import { QuietTrigger, typePrompt } from "./prompt.js";
 import { StoreWatch } from "./store-watch.js";
+import type { CastRecorder } from "../record/asciicast.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
@@ -35,6 +36,7 @@ export interface AttemptOptions {
   readonly prompt?: { readonly text: string; readonly quietMs: number; readonly maxWaitMs: number };
   /** On a warm start: how long a failure still means the stored ID was rejected. */
   readonly fallbackWindowMs?: number;
+  readonly record?: CastRecorder;
   /** Piped input is not passed on (a warm start must not send a piped prompt again). */
   readonly dropInput?: boolean;
 }
@@ -64,37 +66,38 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   let dropped = 0;
   o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => {
     agent.write(chunk);
+    o.record?.input(chunk);
     // Enter submits a message (agentapi ends each with "\r"): the agent is taking turns.
     if (chunk.includes(0x0d)) watch?.accept();
   });
 
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);
-  const capture = createCapture();
-  capture.on("data", (line: Line) => {
+  const capture = new Capture();
+  const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);
       agent.signal("SIGTERM");
       killTimer = o.clock.setTimeout(() => agent.signal("SIGKILL"), KILL_GRACE_MS);
     }
+    if (line.cut) o.log.warn(`line ${line.n} (byte ${line.offset}) is longer than the capture limit: cut`);
     if (o.capture === undefined) return;
     const { verdicts, events } = o.capture.extractor.line(line);
     if (verdicts.some((verdict) => verdict.kind === "taken")) watch?.accept();
     for (const event of events) o.capture.onPin(event);
-  });
-  const captured = new Promise((resolve) => capture.on("end", resolve));
+  };
   const store = o.capture && watchStore(o.capture, o.clock, startedAt, () => watch?.accept());
   store?.start(agent.pid);
-  capture.resume();
 
   agent.onData((chunk) => {
+    // The screen first: capture work never delays the agent's bytes.
     if (!o.terminal.write(chunk)) agent.pause();
-    capture.write(chunk);
+    o.record?.output(chunk);
+    capture.push(chunk).forEach(onLine);
     quiet?.activity();
   });
   const status = await agent.exited;
-  capture.end();
-  await captured;
+  capture.end().forEach(onLine);
   store?.stop(agent.pid);
   quiet?.cancel();
   if (killTimer !== undefined) o.clock.clearTimeout(killTimer);

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { constants, homedir } from "node:os";
 import type { Clock } from "../clock.js";
 import { Extractor } from "../agents/extract.js";
@@ -11,6 +13,7 @@ import type { Pointer } from "../pointer/schema.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
+import type { CastRecorder } from "../record/asciicast.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
 import { PointerPin } from "./pin.js";
@@ -27,10 +30,13 @@ export interface SessionOptions {
   readonly fallbackWindowMs: number;
   readonly promptQuietMs: number;
   readonly promptMaxWaitMs: number;
+  /** Add the restore-history flag of agents without session IDs when their history exists. */
+  readonly restoreHistory: boolean;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly terminal: OuterTerminal;
   readonly log: Logger;
+  readonly record?: CastRecorder;
   readonly clock: Clock;
   readonly now: () => Date;
 }
@@ -41,11 +47,15 @@ export interface SessionOptions {
  */
 export async function runSession(o: SessionOptions): Promise<number> {
   let current: AgentPty | undefined;
-  o.terminal.onResize((cols, rows) => current?.resize(cols, rows));
+  o.terminal.onResize((cols, rows) => {
+    current?.resize(cols, rows);
+    o.record?.resize(cols, rows);
+  });
   o.terminal.onDrain(() => current?.resume());
   const relay = new SignalRelay();
   const base: Omit<AttemptOptions, "argv"> = {
     cwd: o.cwd, env: o.env, terminal: o.terminal, relay, clock: o.clock, log: o.log,
+    ...(o.record !== undefined ? { record: o.record } : {}),
     onSpawn: (agent) => void (current = agent),
   };
   try {
@@ -54,7 +64,8 @@ export async function runSession(o: SessionOptions): Promise<number> {
       : o.plugin.passthrough?.(o.args);
     if (o.plugin === undefined || why !== undefined) {
       o.log.info(why ?? "");
-      return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...o.args] })).status);
+      const args = o.restoreHistory ? withHistory(o.plugin, o.args, o.cwd, o.log) : o.args;
+      return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args] })).status);
     }
     return await pinned(o, o.plugin, base, relay);
   } finally {
@@ -154,4 +165,16 @@ async function attempt(
   });
   await pin.settled();
   return outcome;
+}
+
+/** The args with the agent's restore-history flag, when it has one and its history file exists. */
+function withHistory(plugin: AgentPlugin | undefined, args: readonly string[], cwd: string, log: Logger): readonly string[] {
+  const history = plugin?.history;
+  if (history === undefined || args.includes(history.flag)) return args;
+  if (!existsSync(join(cwd, history.file))) {
+    log.info(`no ${history.file} in ${cwd}: nothing to restore`);
+    return args;
+  }
+  log.info(`${history.file} exists: adding ${history.flag}`);
+  return [...args, history.flag];
 }

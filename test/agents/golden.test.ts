@@ -11,6 +11,7 @@ import { captureAll } from "../../src/capture/pipeline.js";
  * pipeline and the agent's plugin must end in expected.json. A new edge case is a new folder.
  */
 const FIXTURES = join(import.meta.dirname, "../../fixtures");
+const AGENTAPI_WIDTH = 67;
 
 const Expected = z.object({
   agent: z.string(),
@@ -34,8 +35,9 @@ for (const plugin of Object.values(agents)) {
         expect(input, `${dir} has no input.*`).toBeDefined();
         const expected = Expected.parse(JSON.parse(readFileSync(join(dir, "expected.json"), "utf8")));
         expect(expected.agent).toBe(plugin.name);
-        const extractor = new Extractor(plugin);
-        for (const line of await captureAll([readFileSync(join(dir, input as string))])) extractor.line(line);
+        // Replayed at agentapi's width, so rows a TUI wrapped are joined as in a live run.
+        const extractor = new Extractor(plugin, undefined, AGENTAPI_WIDTH);
+        for (const line of captureAll([readFileSync(join(dir, input as string))])) extractor.line(line);
         const pinned = extractor.tracker.current;
         expect({ id: pinned?.id ?? null, state: pinned?.state ?? null, rule: pinned?.rule ?? null }).toEqual({
           id: expected.id,

@@ -29,7 +29,7 @@ const TRICKY = Buffer.from(
 
 describe("capture pipeline", () => {
   it("splits at LF, CRLF, lone CR and row-changing cursor moves, and cleans each line", async () => {
-    const lines = await captureAll([TRICKY]);
+    const lines = captureAll([TRICKY]);
     expect(lines.map((l) => l.text)).toEqual([
       "plain line",
       "caf\u00e9 \u{1F600} \u65e5\u672c",
@@ -48,7 +48,7 @@ describe("capture pipeline", () => {
   });
 
   it("numbers lines by every line break, blank ones included", async () => {
-    const lines = await captureAll([Buffer.from("a\n\n\nb\r\n")]);
+    const lines = captureAll([Buffer.from("a\n\n\nb\r\n")]);
     expect(lines.map((l) => [l.n, l.text])).toEqual([[1, "a"], [4, "b"]]);
   });
 
@@ -56,28 +56,32 @@ describe("capture pipeline", () => {
     const inputs = [TRICKY, ...fixtureInputs().map((path) => readFileSync(path))];
     expect(inputs.length).toBeGreaterThan(1);
     for (const [index, bytes] of inputs.entries()) {
-      const whole = await captureAll([bytes]);
+      const whole = captureAll([bytes]);
       const random = seeded(1000 + index);
       for (let round = 0; round < 150; round++) {
-        const chunked = await captureAll(randomChunks(bytes, random));
+        const chunked = captureAll(randomChunks(bytes, random));
         expect(chunked, `input ${index}, round ${round}`).toEqual(whole);
       }
-      const byteByByte = await captureAll([...bytes].map((b) => Buffer.from([b])));
+      const byteByByte = captureAll([...bytes].map((b) => Buffer.from([b])));
       expect(byteByByte, `input ${index}, byte by byte`).toEqual(whole);
     }
   });
 
-  it("drops a line longer than the cap and keeps going", async () => {
-    const { createCapture } = await import("../../src/capture/pipeline.js");
-    const capture = createCapture(1000);
-    const texts: string[] = [];
-    capture.on("data", (line: { text: string }) => texts.push(line.text));
-    const ended = new Promise((resolve) => capture.on("end", resolve));
-    capture.write("before\n");
-    for (let i = 0; i < 10; i++) capture.write("y".repeat(500));
-    capture.write("\nafter\n");
-    capture.end();
-    await ended;
-    expect(texts).toEqual(["before", "after"]);
+  it("cuts a line longer than the cap, flags it, and keeps going, however it was chunked", () => {
+    const long = Buffer.from(`before\n${"y".repeat(5000)}\nafter\n`);
+    const whole = captureAll([long], 1000);
+    expect(whole.map((l) => [l.n, l.text.length, l.cut ?? false, l.offset])).toEqual([
+      [1, 6, false, 0],
+      [2, 1000, true, 7],
+      [3, 5, false, 5008],
+    ]);
+    const random = seeded(7);
+    for (let round = 0; round < 50; round++) expect(captureAll(randomChunks(long, random), 1000)).toEqual(whole);
+    expect(captureAll([...long].map((b) => Buffer.from([b])), 1000)).toEqual(whole);
+  });
+
+  it("gives byte offsets of line starts, multi-byte characters included", () => {
+    const lines = captureAll([Buffer.from("h\u00e9\r\n\u65e5\nz")]);
+    expect(lines.map((l) => [l.text, l.offset])).toEqual([["h\u00e9", 0], ["\u65e5", 5], ["z", 9]]);
   });
 });

@@ -1,0 +1,66 @@
+import { pluginNamed, pluginNames } from "../agents/registry.js";
+import type { AgentPlugin } from "../agents/types.js";
+import { parseOptions, userPlugins } from "./options.js";
+
+export const PLUGINS_USAGE = `Usage: sessionpin plugins [--plugin FILE]… [--json]
+
+Lists every plugin (built-in, and user plugins from --plugin files and
+\${XDG_CONFIG_HOME:-~/.config}/sessionpin/plugins/*.json) with the executables it serves, where it
+captures the session ID, and how it resumes. Problems with user plugin files go to stderr.`;
+
+const OPTIONS = {
+  plugin: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+interface PluginRow {
+  readonly name: string;
+  readonly names: readonly string[];
+  readonly source: string;
+  readonly capture: string[];
+  readonly resume: string | null;
+}
+
+export async function pluginsCommand(argv: readonly string[]): Promise<number> {
+  const values = parseOptions(argv, OPTIONS, PLUGINS_USAGE);
+  if (values.help) {
+    process.stdout.write(`${PLUGINS_USAGE}\n`);
+    return 0;
+  }
+  const loaded = userPlugins(values.plugin, process.env, process.cwd());
+  for (const problem of loaded.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
+  const user = loaded.plugins.map((u) => u.plugin);
+  const rows = pluginNames(user).map((name): PluginRow => {
+    const plugin = pluginNamed(name, user) as AgentPlugin;
+    const file = loaded.plugins.find((u) => u.plugin === plugin)?.file;
+    return { name, names: plugin.names, source: file ?? "built-in", ...describe(plugin) };
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(rows)}\n`);
+  } else {
+    for (const row of rows) {
+      process.stdout.write(
+        `${row.name} (${row.names.join(", ")}; ${row.source})\n  capture: ${row.capture.join("; ")}\n  resume:  ${row.resume ?? "none"}\n`,
+      );
+    }
+  }
+  return loaded.problems.length > 0 ? 1 : 0;
+}
+
+/** Capture sources in order of trust, and the resume command's shape. */
+function describe(plugin: AgentPlugin): { capture: string[]; resume: string | null } {
+  const noConversation = plugin.passthrough?.([]);
+  if (noConversation !== undefined && plugin.json.length === 0 && plugin.text.length === 0) {
+    return { capture: [`none: ${noConversation}`], resume: plugin.history ? `adds ${plugin.history.flag} (--aider-restore-history)` : null };
+  }
+  const capture = [
+    ...(plugin.chooseId ? ["ID chosen up front in argv"] : []),
+    ...(plugin.upfront ? [`up front: ${plugin.upfront.rule}`] : []),
+    ...plugin.json.map((rule) => `stream field ${rule.field} (${rule.name}, ${rule.state})`),
+    ...plugin.text.map((rule) => `terminal text (${rule.name}, ${rule.state})`),
+    ...(plugin.pidFile ? [`pid file (${plugin.pidFile.rule})`] : []),
+    ...(plugin.store ? [`session store (${plugin.store.rule}, confirms)`] : []),
+  ];
+  return { capture: capture.length > 0 ? capture : ["none"], resume: `${plugin.names[0]} ${plugin.warmArgs([], "<id>").join(" ")}` };
+}

@@ -1,0 +1,79 @@
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { definePlugin } from "../../src/agents/declarative.js";
+import { loadUserPlugins } from "../../src/agents/load.js";
+import { judgeLine } from "../../src/agents/match.js";
+
+const base = { name: "acme", names: ["acme"], grammar: "acme-[0-9a-f]{8}", resume: ["{args}", "--resume", "{id}"] };
+
+describe("definePlugin", () => {
+  it("anchors the grammar so an ID inside a longer word is refused", () => {
+    const plugin = definePlugin(base);
+    expect(plugin.grammar.test("acme-0123abcd")).toBe(true);
+    expect(plugin.grammar.test("xacme-0123abcd")).toBe(false);
+    expect(plugin.grammar.test("acme-0123abcd; rm -rf /")).toBe(false);
+  });
+
+  it("drops the prompt flag with its value on a warm start and fills the template", () => {
+    const plugin = definePlugin({ ...base, valueOptions: ["--model"], prompt: { via: "flag", flag: "-p", dropFlags: ["-p"] } });
+    expect(plugin.warmArgs(["--model", "big", "-p", "do it"], "acme-0123abcd")).toEqual(["--model", "big", "--resume", "acme-0123abcd"]);
+    expect(plugin.coldArgs(["--model", "big"], "do it")).toEqual({ args: ["--model", "big", "-p", "do it"], promptVia: "argv" });
+    expect(plugin.coldArgs(["-p", "own"], "do it")).toEqual({ args: ["-p", "own"], promptVia: "none" });
+  });
+
+  it("treats positionals as the prompt when told to, and keeps option values apart from them", () => {
+    const plugin = definePlugin({ ...base, valueOptions: ["--model"], prompt: { via: "positional", dropPositionals: true } });
+    expect(plugin.warmArgs(["--model", "big", "fix the bug"], "acme-0123abcd")).toEqual(["--model", "big", "--resume", "acme-0123abcd"]);
+    expect(plugin.coldArgs(["--model", "big"], "do it")).toEqual({ args: ["--model", "big", "do it"], promptVia: "argv" });
+  });
+
+  it("judges JSON rules by field with conditions and text rules by the id group", () => {
+    const plugin = definePlugin({
+      ...base,
+      json: [{ name: "hello", field: "session.id", when: { event: ["hello"] }, state: "provisional" }],
+      text: [{ name: "hint", pattern: "acme --resume (?<id>\\S+)", state: "confirmed" }],
+    });
+    const json = { event: "hello", session: { id: "acme-0123abcd" } };
+    expect(judgeLine(plugin, { n: 1, text: JSON.stringify(json), json })).toEqual([
+      { kind: "taken", rule: "hello", id: "acme-0123abcd", state: "provisional" },
+    ]);
+    const other = { event: "log", session: { id: "acme-0123abcd" } };
+    expect(judgeLine(plugin, { n: 2, text: JSON.stringify(other), json: other })).toEqual([]);
+    expect(judgeLine(plugin, { n: 3, text: "run acme --resume acme-deadbeefREPL" })).toEqual([
+      { kind: "refused", rule: "hint", reason: "grammar", value: "acme-deadbeefREPL" },
+    ]);
+  });
+
+  it("rejects a flag prompt without the flag, naming the field", () => {
+    expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(/prompt\.flag|flag/);
+  });
+});
+
+describe("loadUserPlugins", () => {
+  let dir = "";
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("loads --plugin files and the XDG plugin folder, and reports bad files by file, field and reason", () => {
+    dir = mkdtempSync(join(tmpdir(), "sessionpin-plugins-"));
+    const folder = join(dir, "config", "sessionpin", "plugins");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "good.json"), JSON.stringify({ ...base, name: "good", names: ["good"] }));
+    writeFileSync(join(folder, "bad.json"), JSON.stringify({ ...base, name: "Bad Name", extra: 1 }));
+    writeFileSync(join(folder, "notjson.json"), "{ nope");
+    writeFileSync(join(folder, "ignored.txt"), "not a plugin");
+    writeFileSync(join(dir, "explicit.json"), JSON.stringify(base));
+    const loaded = loadUserPlugins(["explicit.json", "missing.json"], { XDG_CONFIG_HOME: join(dir, "config") }, dir, dir);
+    expect(loaded.plugins.map((p) => [p.plugin.name, p.file])).toEqual([
+      ["acme", join(dir, "explicit.json")],
+      ["good", join(folder, "good.json")],
+    ]);
+    expect(loaded.problems).toEqual([
+      `plugin ${join(dir, "missing.json")}: ENOENT`,
+      expect.stringMatching(new RegExp(`^plugin ${join(folder, "bad.json")}: field name: lowercase`)),
+      expect.stringMatching(new RegExp(`^plugin ${join(folder, "bad.json")}: field \\(top level\\): .*extra`)),
+      expect.stringMatching(new RegExp(`^plugin ${join(folder, "notjson.json")}: not JSON: `)),
+    ]);
+  });
+});

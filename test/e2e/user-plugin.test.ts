@@ -1,0 +1,86 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ROOT, type Sandbox } from "../helpers/sandbox.js";
+import { Cleanup, exitOf, QUIET, WAIT_MS, waitUntil } from "./support.js";
+
+const ACME = join(ROOT, "fixtures/plugins/acme.json");
+const BROKEN = join(ROOT, "fixtures/plugins/broken.json");
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+function events(sb: Sandbox, agent: string): Array<{ argv: string[]; event: string; text?: string }> {
+  try {
+    return readFileSync(join(sb.home, `.fake-${agent}-events.jsonl`), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+const run = (sb: Sandbox, ...args: string[]) =>
+  cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--prompt-quiet", QUIET, "--plugin", ACME, ...args]));
+
+describe("a user-written JSON plugin for a made-up agent", () => {
+  it("pins, resumes without the prompt, and falls back from a rejected ID, with no change to src/", async () => {
+    const sb = cleanup.sandbox();
+    const cold = run(sb, "--prompt", "ship it", "--", "acme");
+    await cold.waitFor(/turn\.done/, WAIT_MS);
+    const pinned = await waitUntil(() => (sb.readLog().includes("confirmed acme-") ? sb.readPointer() : undefined), "a confirmed pointer");
+    expect(pinned).toMatchObject({ agent: "acme", state: "confirmed", source: { rule: "turn" } });
+    const id = String(pinned["id"]);
+    expect(events(sb, "acme")[0]?.argv).toEqual(["-p", "ship it"]);
+    cold.write("\x03");
+    expect((await exitOf(cold)).exitCode).toBe(0);
+
+    const warm = run(sb, "--prompt", "ship it", "--", "acme");
+    await warm.waitFor(/"hello"/, WAIT_MS);
+    warm.write("\x03");
+    expect((await exitOf(warm)).exitCode).toBe(0);
+    expect(events(sb, "acme").filter((e) => e.event === "start").map((e) => e.argv)).toEqual([["-p", "ship it"], ["--resume", id]]);
+    expect(events(sb, "acme").filter((e) => e.text === "ship it")).toHaveLength(1);
+
+    writeFileSync(sb.pointer, JSON.stringify({ ...sb.readPointer(), id: "acme-00000000" }));
+    const rejected = run(sb, "--prompt", "ship it", "--", "acme");
+    await rejected.waitFor(/No such session acme-00000000[\s\S]*turn\.done/, WAIT_MS);
+    rejected.write("\x03");
+    expect((await exitOf(rejected)).exitCode).toBe(0);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
+    expect(sb.readPointer()["history"]).toEqual([expect.objectContaining({ id: "acme-00000000" })]);
+    expect(events(sb, "acme").filter((e) => e.text === "ship it")).toHaveLength(2);
+  });
+
+  it("reports a bad plugin file with the file, the field and the reason, and still runs the agent", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--plugin", BROKEN, "--plugin", ACME, "--", "acme"]));
+    await driver.waitFor(/"hello"/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const log = sb.readLog();
+    expect(log).toContain(`plugin ${BROKEN}: field grammar: not a regular expression`);
+    expect(log).toContain(`plugin ${BROKEN}: field text.0.pattern: needs a named group (?<id>…)`);
+    expect(log).toContain(`plugin ${BROKEN}: field resume: must contain {id}`);
+    // Nothing of it reached the screen: the agent's own bytes only.
+    expect(driver.text).not.toContain("broken.json");
+  });
+});
+
+describe("aider", () => {
+  it("runs transparently, says why nothing is pinned, and restores history only when asked and present", async () => {
+    const sb = cleanup.sandbox();
+    const plain = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--aider-restore-history", "--", "aider", "--model", "x"]));
+    expect((await exitOf(plain)).exitCode).toBe(0);
+    writeFileSync(join(sb.dir, ".aider.chat.history.md"), "# aider chat started\n");
+    const restored = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--aider-restore-history", "--", "aider", "--model", "x"]));
+    await restored.waitFor(/Restored previous conversation history/, WAIT_MS);
+    expect((await exitOf(restored)).exitCode).toBe(0);
+    const without = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--", "aider", "--model", "x"]));
+    expect((await exitOf(without)).exitCode).toBe(0);
+    expect(events(sb, "aider").map((e) => e.argv)).toEqual([
+      ["--model", "x"],
+      ["--model", "x", "--restore-chat-history"],
+      ["--model", "x"],
+    ]);
+    expect(sb.readLog()).toContain("Aider has no resumable session");
+    expect(() => sb.readPointer()).toThrow();
+  });
+});
