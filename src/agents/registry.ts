@@ -1,12 +1,23 @@
 import { basename } from "node:path";
 import { aider } from "./aider.js";
 import { amp } from "./amp.js";
+import { auggie } from "./auggie.js";
+import { claude } from "./claude.js";
+import { codex } from "./codex.js";
+import { copilot } from "./copilot.js";
+import { cursor } from "./cursor.js";
+import { gemini } from "./gemini.js";
+import { goose } from "./goose.js";
+import { kiro } from "./kiro.js";
+import { omp } from "./omp.js";
+import { opencode } from "./opencode.js";
+import { q } from "./q.js";
 import type { AgentPlugin } from "./types.js";
 
-export type AgentId = "aider" | "amp";
+export type AgentId = "aider" | "amp" | "auggie" | "claude" | "codex" | "copilot" | "cursor" | "gemini" | "goose" | "kiro" | "omp" | "opencode" | "q";
 
 /** Every built-in plugin; the compiler checks that each AgentId has one. */
-export const agents = { aider, amp } satisfies Record<AgentId, AgentPlugin>;
+export const agents = { aider, amp, auggie, claude, codex, copilot, cursor, gemini, goose, kiro, omp, opencode, q } satisfies Record<AgentId, AgentPlugin>;
 
 const builtIn: readonly AgentPlugin[] = Object.values(agents);
 

@@ -38,8 +38,9 @@ export interface RunContext {
 }
 
 /**
- * Where an agent keeps its sessions on disk. An entry appearing there means the session can be
- * resumed (confirmed); when entry names hold whole IDs, a new entry also captures the ID.
+ * Where an agent keeps its sessions on disk. An entry for the pinned ID means the session can be
+ * resumed (confirmed); when entry names hold whole IDs, an entry that appears while the agent runs
+ * is the session it is in now (captured, or followed after a fork or `/clear`).
  */
 export interface SessionStore {
   readonly rule: string;
@@ -49,6 +50,8 @@ export interface SessionStore {
   readonly name: RegExp;
   /** False when names hold only a prefix of the ID (Gemini keeps 8 characters): confirm only. */
   readonly wholeId: boolean;
+  /** For folder entries: the file inside each one whose first line `belongs` reads (Copilot's events.jsonl). */
+  readonly inner?: string;
   /** For stores shared by every folder: whether the entry (its first line) is this cwd's session. */
   belongs?(firstLine: string, context: RunContext): boolean;
 }

@@ -5,6 +5,7 @@ import { demoCommand } from "./demo.js";
 import { planCommand } from "./plan.js";
 import { pluginsCommand } from "./plugins.js";
 import { pointerCommand } from "./pointer.js";
+import { explainCommand, replayCommand } from "./replay.js";
 import { runCommand } from "./run.js";
 
 const USAGE = `Usage: sessionpin <command> [options]
@@ -14,6 +15,8 @@ Commands:
   plan [options] -- <agent> [args…]   print what run would start (cold/warm, argv) as JSON
   pointer show|clear                  show or set aside the stored pointer
   plugins [--json]                    list plugins: executables, capture sources, resume form
+  replay [options] FILE…|-            find the session ID in recorded output (cast, raw, jsonl, agentapi state)
+  explain [options] FILE…|-           line by line: why an ID was or was not taken
   demo                                run a built-in fake Amp twice: cold start, then warm resume
 
 Options: -h/--help (also after each command), -V/--version
@@ -26,6 +29,8 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   plan: planCommand,
   pointer: pointerCommand,
   plugins: pluginsCommand,
+  replay: replayCommand,
+  explain: explainCommand,
   demo: demoCommand,
 };
 

@@ -60,7 +60,7 @@ function describe(plugin: AgentPlugin): { capture: string[]; resume: string | nu
     ...plugin.json.map((rule) => `stream field ${rule.field} (${rule.name}, ${rule.state})`),
     ...plugin.text.map((rule) => `terminal text (${rule.name}, ${rule.state})`),
     ...(plugin.pidFile ? [`pid file (${plugin.pidFile.rule})`] : []),
-    ...(plugin.store ? [`session store (${plugin.store.rule}, confirms)`] : []),
+    ...(plugin.store ? [`session store (${plugin.store.rule}${plugin.store.wholeId ? "" : ", confirms only"})`] : []),
   ];
   return { capture: capture.length > 0 ? capture : ["none"], resume: `${plugin.names[0]} ${plugin.warmArgs([], "<id>").join(" ")}` };
 }

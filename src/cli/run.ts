@@ -5,6 +5,7 @@ import { defaultLogPath } from "../pointer/path.js";
 import { resolveExecutable } from "../pty/which.js";
 import { OuterTerminal } from "../pty/terminal.js";
 import { CastRecorder } from "../record/asciicast.js";
+import { LineFile } from "../record/line-file.js";
 import { runSession } from "../resume/session.js";
 import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds, userPlugins } from "./options.js";
 
@@ -25,6 +26,7 @@ Options:
   --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
   --record FILE.cast        record what the agent prints as an asciicast v2 file (0600)
   --record-input            record typed input too (it can hold secrets; the log warns)
+  --trace FILE              write the explain trace (one JSON object per line a rule looked at) live
   --aider-restore-history   for agents without session IDs (Aider): add their restore-history
                             flag (--restore-chat-history) when their history file exists
   -h, --help                show this help`;
@@ -37,6 +39,7 @@ const RUN_OPTIONS = {
   "aider-restore-history": { type: "boolean" },
   record: { type: "string" },
   "record-input": { type: "boolean" },
+  trace: { type: "string" },
 } as const;
 
 // A spinner that never stops must not hold the prompt back forever.
@@ -71,6 +74,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       // Only what a player needs: other variables can hold secrets.
       env: Object.fromEntries(["TERM", "SHELL"].flatMap((name) => (env[name] ? [[name, env[name]]] : []))),
     }, { log, withInput: values["record-input"] === true });
+    const trace = values.trace === undefined ? undefined : LineFile.open(values.trace, log);
     try {
       return await runSession({
         command: executable,
@@ -87,11 +91,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         terminal,
         log,
         ...(record !== undefined ? { record } : {}),
+        ...(trace !== undefined ? { trace } : {}),
         clock: systemClock,
         now: () => new Date(),
       });
     } finally {
       record?.close();
+      trace?.close();
       log.close();
     }
   } finally {

@@ -2,7 +2,8 @@ import type { Clock, Timer } from "../clock.js";
 import type { Line } from "../capture/line.js";
 import { Capture } from "../capture/pipeline.js";
 import type { Extractor } from "../agents/extract.js";
-import type { PinEvent } from "../agents/tracker.js";
+import type { Verdict } from "../agents/match.js";
+import type { PinEvent, Pinned } from "../agents/tracker.js";
 import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
 import { spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
@@ -12,6 +13,8 @@ import { RejectionWatch } from "./fallback.js";
 import { QuietTrigger, typePrompt } from "./prompt.js";
 import { StoreWatch } from "./store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
+import type { LineFile } from "../record/line-file.js";
+import { Explainer } from "../explain/trace.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
@@ -37,6 +40,8 @@ export interface AttemptOptions {
   /** On a warm start: how long a failure still means the stored ID was rejected. */
   readonly fallbackWindowMs?: number;
   readonly record?: CastRecorder;
+  /** Receives the explain trace of every line, live (`run --trace`). */
+  readonly trace?: LineFile;
   /** Piped input is not passed on (a warm start must not send a piped prompt again). */
   readonly dropInput?: boolean;
 }
@@ -74,6 +79,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);
   const capture = new Capture();
+  const explainer = o.capture && new Explainer(o.capture.extractor, [], o.trace !== undefined);
   const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);
@@ -81,12 +87,14 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
       killTimer = o.clock.setTimeout(() => agent.signal("SIGKILL"), KILL_GRACE_MS);
     }
     if (line.cut) o.log.warn(`line ${line.n} (byte ${line.offset}) is longer than the capture limit: cut`);
-    if (o.capture === undefined) return;
-    const { verdicts, events } = o.capture.extractor.line(line);
-    if (verdicts.some((verdict) => verdict.kind === "taken")) watch?.accept();
+    if (explainer === undefined || o.capture === undefined) return;
+    const before = o.capture.extractor.tracker.current;
+    const { verdicts, events, trace } = explainer.line(line, (o.clock.now() - startedAt) / 1000);
+    for (const event of trace) o.trace?.write(event);
+    if (verdicts.some((verdict) => showsSession(verdict, before))) watch?.accept();
     for (const event of events) o.capture.onPin(event);
   };
-  const store = o.capture && watchStore(o.capture, o.clock, startedAt, () => watch?.accept());
+  const store = o.capture && watchStore(o.capture, o.clock, () => watch?.accept());
   store?.start(agent.pid);
 
   agent.onData((chunk) => {
@@ -122,14 +130,21 @@ function startPrompt(o: AttemptOptions, agent: AgentPty, prompt: NonNullable<Att
 function watchStore(
   capture: NonNullable<AttemptOptions["capture"]>,
   clock: Clock,
-  startedAt: number,
   accepted: () => void,
 ): StoreWatch | undefined {
   const { extractor, onPin, context } = capture;
-  const watch = new StoreWatch(extractor.plugin, context, clock, startedAt, () => extractor.tracker.current, (verdict) => {
-    // The agent wrote its session down: it has accepted the ID.
-    accepted();
+  const watch = new StoreWatch(extractor.plugin, context, clock, () => extractor.tracker.current, (verdict) => {
+    if (showsSession(verdict, extractor.tracker.current)) accepted();
     for (const event of extractor.offer(verdict)) onPin(event);
   });
   return watch.needed ? watch : undefined;
+}
+
+/**
+ * Whether a verdict shows the agent running a session: one it confirmed, or another than the one
+ * pinned. Claude writes its pid file with the ID it was asked to resume just before it rejects
+ * that ID, so merely repeating the resumed ID proves nothing.
+ */
+function showsSession(verdict: Verdict, pinned: Pinned | undefined): boolean {
+  return verdict.kind === "taken" && (verdict.state === "confirmed" || verdict.id !== pinned?.id);
 }

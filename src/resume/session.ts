@@ -14,6 +14,7 @@ import { readPointer, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
 import type { CastRecorder } from "../record/asciicast.js";
+import type { LineFile } from "../record/line-file.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
 import { PointerPin } from "./pin.js";
@@ -37,6 +38,7 @@ export interface SessionOptions {
   readonly terminal: OuterTerminal;
   readonly log: Logger;
   readonly record?: CastRecorder;
+  readonly trace?: LineFile;
   readonly clock: Clock;
   readonly now: () => Date;
 }
@@ -56,6 +58,7 @@ export async function runSession(o: SessionOptions): Promise<number> {
   const base: Omit<AttemptOptions, "argv"> = {
     cwd: o.cwd, env: o.env, terminal: o.terminal, relay, clock: o.clock, log: o.log,
     ...(o.record !== undefined ? { record: o.record } : {}),
+    ...(o.trace !== undefined ? { trace: o.trace } : {}),
     onSpawn: (agent) => void (current = agent),
   };
   try {
@@ -65,7 +68,11 @@ export async function runSession(o: SessionOptions): Promise<number> {
     if (o.plugin === undefined || why !== undefined) {
       o.log.info(why ?? "");
       const args = o.restoreHistory ? withHistory(o.plugin, o.args, o.cwd, o.log) : o.args;
-      return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args] })).status);
+      // Nothing is resumed, so every start is a fresh one and gets the prompt, unless the agent
+      // reloads its own history, which already holds it.
+      const restored = args.length > o.args.length;
+      const prompt = o.prompt !== undefined && !restored ? { prompt: promptOf(o, o.prompt) } : {};
+      return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args], ...prompt })).status);
     }
     return await pinned(o, o.plugin, base, relay);
   } finally {
@@ -158,9 +165,7 @@ async function attempt(
       onPin: (event) => pin.apply(event),
       context: { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env },
     },
-    ...(plan.promptVia === "pty" && o.prompt !== undefined
-      ? { prompt: { text: o.prompt, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs } }
-      : {}),
+    ...(plan.promptVia === "pty" && o.prompt !== undefined ? { prompt: promptOf(o, o.prompt) } : {}),
     ...(warm !== undefined ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
   });
   await pin.settled();
@@ -177,4 +182,8 @@ function withHistory(plugin: AgentPlugin | undefined, args: readonly string[], c
   }
   log.info(`${history.file} exists: adding ${history.flag}`);
   return [...args, history.flag];
+}
+
+function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {
+  return { text, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs };
 }

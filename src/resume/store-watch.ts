@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
 import { valueAt } from "../capture/json.js";
@@ -7,25 +7,24 @@ import type { Pinned } from "../agents/tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
 
 const POLL_MS = 500;
-// An entry written this long before the agent started can still be this run's (clock skew, a
-// file created by the agent's launcher a moment before).
-const CLOCK_SLACK_MS = 2_000;
 const FIRST_LINE_BYTES = 64 * 1024;
 
 /**
  * Watches where the agent keeps its sessions while it runs: its pid file (Claude's
- * sessions/<pid>.json) and its session store. A store entry for the pinned ID confirms it (there
- * is now something to resume); while nothing is pinned yet, a new entry captures its ID.
+ * sessions/<pid>.json) and its session store. An entry for the pinned ID confirms it (there is
+ * now something to resume). An entry that was not there when the agent started is the session
+ * it is in now: it captures the ID, or moves the pin after a fork or `/clear`. Two agents of one
+ * kind in one folder share a store; that is what `belongs` and the pointer lock narrow down.
  */
 export class StoreWatch {
   #timer: Timer | undefined;
-  readonly #seen = new Set<string>();
+  #baseline = new Set<string>();
+  readonly #reported = new Set<string>();
 
   constructor(
     private readonly plugin: AgentPlugin,
     private readonly context: RunContext,
     private readonly clock: Clock,
-    private readonly startedAt: number,
     private readonly current: () => Pinned | undefined,
     private readonly report: (verdict: Verdict) => void,
   ) {}
@@ -34,7 +33,9 @@ export class StoreWatch {
     return this.plugin.store !== undefined || this.plugin.pidFile !== undefined;
   }
 
+  /** Call right after the spawn: what the store holds now belongs to earlier runs. */
   start(pid: number): void {
+    this.#baseline = new Set(this.#entries().map((entry) => entry.path));
     const tick = (): void => {
       this.poll(pid);
       this.#timer = this.clock.setTimeout(tick, POLL_MS);
@@ -49,15 +50,18 @@ export class StoreWatch {
   }
 
   poll(pid: number): void {
-    const { pidFile, store } = this.plugin;
+    const { pidFile } = this.plugin;
     if (pidFile !== undefined) {
       const id = valueAt(readJson(pidFile.path(pid, this.context)) ?? {}, pidFile.field);
       if (typeof id === "string") this.#offer({ kind: "taken", rule: pidFile.rule, id, state: "provisional" });
     }
-    if (store === undefined) return;
-    for (const { dir, depth } of store.where(this.context, new Date(this.clock.now()))) {
-      for (const entry of listEntries(dir, depth)) this.#judgeEntry(entry);
-    }
+    for (const entry of this.#entries()) this.#judgeEntry(entry);
+  }
+
+  #entries(): Array<{ path: string; name: string }> {
+    const store = this.plugin.store;
+    if (store === undefined) return [];
+    return store.where(this.context, new Date(this.clock.now())).flatMap(({ dir, depth }) => listEntries(dir, depth));
   }
 
   #judgeEntry(entry: { path: string; name: string }): void {
@@ -65,18 +69,15 @@ export class StoreWatch {
     const id = store?.name.exec(entry.name)?.groups?.["id"];
     if (store === undefined || id === undefined) return;
     const pinned = this.current();
-    if (pinned !== undefined) {
-      if (pinned.state === "provisional" && (store.wholeId ? pinned.id === id : pinned.id.startsWith(id))) {
-        this.report({ kind: "taken", rule: store.rule, id: pinned.id, state: "confirmed" });
-      }
-      return;
+    if (pinned?.state === "provisional" && (store.wholeId ? pinned.id === id : pinned.id.startsWith(id))) {
+      this.report({ kind: "taken", rule: store.rule, id: pinned.id, state: "confirmed" });
     }
-    if (!store.wholeId || this.#seen.has(entry.path)) return;
-    this.#seen.add(entry.path);
-    const fresh = mtime(entry.path) >= this.startedAt - CLOCK_SLACK_MS;
-    if (fresh && (store.belongs === undefined || store.belongs(firstLine(entry.path), this.context))) {
-      this.#offer({ kind: "taken", rule: store.rule, id, state: "confirmed" });
-    }
+    if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
+    const head = firstLine(store.inner === undefined ? entry.path : join(entry.path, store.inner));
+    // Not (yet) this folder's session: looked at again on the next poll, once it has content.
+    if (store.belongs !== undefined && !store.belongs(head, this.context)) return;
+    this.#reported.add(entry.path);
+    this.#offer({ kind: "taken", rule: store.rule, id, state: "confirmed" });
   }
 
   #offer(verdict: Verdict & { kind: "taken" }): void {
@@ -103,14 +104,6 @@ function readJson(path: string): Record<string, unknown> | undefined {
     return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function mtime(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
   }
 }
 

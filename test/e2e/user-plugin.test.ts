@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, type Sandbox } from "../helpers/sandbox.js";
+import { ROOT, type FakeEvent, type Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, exitOf, QUIET, WAIT_MS, waitUntil } from "./support.js";
 
 const ACME = join(ROOT, "fixtures/plugins/acme.json");
@@ -9,13 +9,7 @@ const BROKEN = join(ROOT, "fixtures/plugins/broken.json");
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-function events(sb: Sandbox, agent: string): Array<{ argv: string[]; event: string; text?: string }> {
-  try {
-    return readFileSync(join(sb.home, `.fake-${agent}-events.jsonl`), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
-}
+const events = (sb: Sandbox, agent: string): FakeEvent[] => sb.fakeEvents(agent);
 
 const run = (sb: Sandbox, ...args: string[]) =>
   cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--prompt-quiet", QUIET, "--plugin", ACME, ...args]));

@@ -15,6 +15,18 @@ export interface FakeAmpEvent {
   readonly [key: string]: unknown;
 }
 
+/** A line a tiny fake agent (fixtures/agents/*) logged; each fills the fields it knows. */
+export interface FakeEvent {
+  readonly pid: number;
+  readonly argv: string[];
+  readonly event: string;
+  readonly id?: string;
+  readonly session?: string;
+  readonly chat?: string;
+  readonly text?: string;
+  readonly code?: number;
+}
+
 /** A temp HOME, state folder and working folder, with the fake agents first on PATH. */
 export class Sandbox {
   readonly dir = mkdtempSync(join(tmpdir(), "sessionpin-test-"));
@@ -48,6 +60,14 @@ export class Sandbox {
     const path = join(this.ampHome, "events.jsonl");
     if (!existsSync(path)) return [];
     return readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as FakeAmpEvent);
+  }
+
+  /** What fake `agent` logged to $HOME/.fake-<agent>-events.jsonl, optionally one kind of event. */
+  fakeEvents(agent: string, event?: string): FakeEvent[] {
+    const path = join(this.home, `.fake-${agent}-events.jsonl`);
+    if (!existsSync(path)) return [];
+    const all = readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as FakeEvent);
+    return event === undefined ? all : all.filter((e) => e.event === event);
   }
 
   readPointer(): Record<string, unknown> {

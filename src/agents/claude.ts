@@ -1,0 +1,120 @@
+import { join } from "node:path";
+import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { definePlugin } from "./declarative.js";
+import type { AgentPlugin, RunContext } from "./types.js";
+
+/**
+ * Claude Code. Facts from ../shared/agents.md, Claude Code 2.1.197's own `--help`, and that
+ * version run here against a local Messages API (exit screen, /status, error texts).
+ */
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+// Options that take a value (`--help` of 2.1.197), so their values are never read as the prompt.
+const VARIADIC = ["--add-dir", "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--betas", "--file", "--mcp-config", "--tools"];
+const ARGV: ArgvSpec = {
+  values: [
+    ...VARIADIC, "--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file", "--debug-file", "--effort",
+    "--fallback-model", "--input-format", "--json-schema", "--max-budget-usd", "--max-turns", "--model", "-n", "--name",
+    "--output-format", "--permission-mode", "--plugin-dir", "--plugin-url", "--remote-control-session-name-prefix",
+    "--session-id", "--setting-sources", "--settings", "--system-prompt", "--system-prompt-file",
+  ],
+  // Commander gives these the next word when it is no option: `claude -w fix-login`.
+  optionalValues: ["-r", "--resume", "--from-pr", "-d", "--debug", "--prompt-suggestions", "--remote-control", "-w", "--worktree"],
+};
+// Options that already say which conversation to open; the user's choice stands on a cold start.
+const RESUMING = ["-r", "--resume", "-c", "--continue", "--from-pr"];
+const SUBCOMMANDS = new Set(["agents", "auth", "auto-mode", "doctor", "gateway", "install", "mcp", "plugin", "plugins", "project", "setup-token", "ultrareview", "update", "upgrade"]);
+
+/** Claude's argv as tokens; a variadic option (commander `<dirs...>`) keeps every word up to the next option. */
+function tokens(args: readonly string[]): Token[] {
+  const out: Token[] = [];
+  for (const token of tokenize(args, ARGV)) {
+    const last = out.at(-1);
+    if (token.kind === "positional" && last?.kind === "option" && VARIADIC.includes(last.name)) {
+      out[out.length - 1] = { ...last, words: [...last.words, token.value] };
+    } else {
+      out.push(token);
+    }
+  }
+  return out;
+}
+
+/** The config folder: `CLAUDE_CONFIG_DIR` moves all of ~/.claude (seen with 2.1.197). */
+const configDir = (context: RunContext): string => context.env["CLAUDE_CONFIG_DIR"] || join(context.home, ".claude");
+
+const data = definePlugin({
+  name: "claude",
+  names: ["claude"],
+  grammar: UUID,
+  // `claude -p --output-format stream-json --verbose`: init is not always line 1 (hook lines with
+  // their own `hook_id` UUIDs may come first), and a transcript exists only once a turn ended.
+  // A failed resume is a `result` too (`is_error`, `errors: ["No conversation found …"]`): only
+  // `success` confirms.
+  json: [
+    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
+    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
+  ],
+  text: [
+    // The exit screen, at column 0 (chat text is indented, so a quoted command there is not taken):
+    //   Resume this session with:
+    //   claude --resume 9ca906aa-a771-42ef-bd10-d5a75d7b5502
+    //   claude --worktree fix-login --resume 9ca906aa-…      inside a worktree: may wrap at 67 columns
+    //   claude --resume f6066ebb-…-b9cde0b60b57e REPL         2.1.85–2.1.88 glue screen text on: the
+    //                                                         ID is 12 hex digits long, no delimiter needed
+    //   claude --resume "my task"                             after /rename: a name, never taken
+    { name: "exit-hint", pattern: `^claude (?:--worktree \\S+ )?--resume (?<id>${UUID})`, state: "provisional" },
+    // The /status panel:   Session ID:             9ca906aa-a771-42ef-bd10-d5a75d7b5502
+    { name: "status", pattern: `^ {0,2}Session ID:\\s+(?<id>${UUID})`, state: "provisional" },
+  ],
+  resume: ["{args}", "--resume", "{id}"],
+  rejected: ["No conversation found with session ID", "Session ID \\S+ is already in use"],
+  // A resumed print-mode run has no prompt (see warmArgs) and Claude refuses to run without one:
+  // nothing is wrong with the ID. 2.1.197 says the second one for a session it found.
+  transient: ["Input must be provided either through stdin or as a prompt argument", "Provide a prompt to continue the conversation"],
+});
+
+export const claude: AgentPlugin = {
+  ...data,
+  passthrough(args) {
+    const parsed = tokens(args);
+    const first = positionals(parsed)[0];
+    if (first !== undefined && SUBCOMMANDS.has(first)) return `\`claude ${first}\` is a subcommand, not a conversation`;
+    if (hasOption(parsed, ["--no-session-persistence"])) return "--no-session-persistence: Claude saves no session that could be resumed";
+    return undefined;
+  },
+  // Positionals are the prompt, interactive or with -p/--print. `--` keeps a prompt that starts
+  // with "-" (or follows a variadic option) from being read as an option.
+  coldArgs(args, prompt) {
+    if (prompt === undefined) return { args: [...args], promptVia: "pty" };
+    const parsed = tokens(args);
+    if (positionals(parsed).length > 0) return { args: [...args], promptVia: "none" };
+    const separated = parsed.some((token) => token.kind === "separator");
+    return { args: separated ? [...args, prompt] : [...args, "--", prompt], promptVia: "argv" };
+  },
+  // `--session-id` names the new session; Claude refuses it next to --resume/--continue unless
+  // --fork-session, where it names the fork.
+  chooseId(args, fresh) {
+    const parsed = tokens(args);
+    if (hasOption(parsed, ["--session-id"])) return undefined;
+    if (hasOption(parsed, RESUMING) && !hasOption(parsed, ["--fork-session"])) return undefined;
+    return { id: fresh, args: ["--session-id", fresh, ...args] };
+  },
+  // `claude [other args] --resume <id>`, without the prompt and without any other choice of
+  // session. In print mode (-p, output flags kept) the task ran once already and is not sent
+  // again; Claude reads no message from a terminal there, so the resumed run stops at once with
+  // `Input must be provided …` (exit 1), listed as transient: the pointer stays for a later start.
+  warmArgs(args, id) {
+    const rest = withoutPositionals(withoutOptions(tokens(args), [...RESUMING, "--session-id"]));
+    return [...render(rest), "--resume", id];
+  },
+  store: {
+    rule: "transcript",
+    where: (context) => [{ dir: join(configDir(context), "projects", context.cwd.replace(/[^A-Za-z0-9]/g, "-")), depth: 0 }],
+    name: new RegExp(`^(?<id>${UUID})\\.jsonl$`),
+    wholeId: true,
+  },
+  // While it runs (>= 2.1.10x): sessions/<pid>.json, which also follows /clear to the new session.
+  pidFile: { rule: "pid-file", path: (pid, context) => join(configDir(context), "sessions", `${pid}.json`), field: "sessionId" },
+};

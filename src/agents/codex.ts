@@ -1,0 +1,143 @@
+import { join } from "node:path";
+import { positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
+import { definePlugin } from "./declarative.js";
+import type { AgentPlugin, RunContext } from "./types.js";
+
+/**
+ * OpenAI Codex CLI. Facts from ../shared/agents.md and Codex 0.169 run here: its `--help`, the
+ * `exec --json` stream, the stderr banner, the rollout store and its error texts.
+ */
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+// Options of `codex` and `codex exec` that take a value (0.169 `--help`), so their values are
+// never read as the prompt or as a subcommand.
+const ARGV: ArgvSpec = {
+  values: [
+    "-c", "--config", "--enable", "--disable", "--remote", "--remote-auth-token-env", "-i", "--image", "-m", "--model",
+    "--local-provider", "-p", "--profile", "-s", "--sandbox", "-C", "--cd", "--add-dir", "-a", "--ask-for-approval",
+    "--thread-source", "--cyber-access-program", "--output-schema", "--color", "-o", "--output-last-message",
+  ],
+};
+// `-i/--image` attaches images to the initial prompt (0.169 `--help`): they go with it on a warm start.
+const IMAGE = ["-i", "--image"];
+const EXEC = ["exec", "e"];
+// 0.169's subcommands besides exec: none of them starts a conversation sessionpin could pin.
+const SUBCOMMANDS = new Set([
+  "agents", "review", "login", "logout", "mcp", "mcp-server", "plugin", "app-server", "remote-control", "completion",
+  "update", "doctor", "sandbox", "debug", "apply", "a", "queue", "archive", "delete", "migrate-rollouts",
+  "migrate-nfs-db", "unarchive", "cloud", "exec-server", "features", "help",
+]);
+// `codex resume|fork …` and `codex exec resume|fork|review …` already name the session to open.
+const OWN_SESSION = new Set(["resume", "fork"]);
+const EXEC_OWN = new Set(["resume", "fork", "review", "help"]);
+
+interface CodexArgs {
+  readonly tokens: Token[];
+  readonly exec: boolean;
+  /** The words after `exec` (exec mode) or all positionals (interactive): the prompt. */
+  readonly prompt: string[];
+  readonly command: string | undefined;
+}
+
+function parse(args: readonly string[]): CodexArgs {
+  const tokens = tokenize(args, ARGV);
+  const words = positionals(tokens);
+  // After `--` every word is prompt text, even `exec`.
+  const first = tokens.find((t) => t.kind !== "option");
+  const command = first?.kind === "positional" ? first.value : undefined;
+  const exec = command !== undefined && EXEC.includes(command);
+  return { tokens, exec, prompt: exec ? words.slice(1) : words, command };
+}
+
+/** `$CODEX_HOME/sessions` (default ~/.codex), where Codex files its rollouts by local date. */
+const sessionsRoot = (context: RunContext): string => join(context.env["CODEX_HOME"] || join(context.home, ".codex"), "sessions");
+const dayFolder = (root: string, day: Date): string =>
+  join(root, String(day.getFullYear()), String(day.getMonth() + 1).padStart(2, "0"), String(day.getDate()).padStart(2, "0"));
+
+const data = definePlugin({
+  name: "codex",
+  names: ["codex"],
+  grammar: UUID,
+  // `codex exec --json`, line 1. Provisional: Codex writes no rollout for a thread that ran no turn.
+  // `turn.completed` carries no thread ID, so the rollout appearing on disk confirms instead.
+  json: [{ name: "thread-started", field: "thread_id", when: { type: ["thread.started"] }, state: "provisional" }],
+  text: [
+    // `codex exec` without --json, its stderr banner (0.169):
+    //   --------
+    //   workdir: /home/coder/project
+    //   session id: 01a20545-5996-7863-a8f4-d1c1428601d6
+    //   --------
+    { name: "session-banner", pattern: `^session id: (?<id>${UUID})`, state: "provisional" },
+    // The TUI's goodbye, printed only once tokens were used (so a turn ran and its rollout exists).
+    // At agentapi's 67 columns it wraps; the Extractor joins the rows, so the ID may start on the next:
+    //   To continue this session, run codex resume
+    //   01a20545-5996-7863-a8f4-d1c1428601d6
+    // After `/rename` Codex prints the thread's name there: the grammar refuses it.
+    { name: "exit-hint", pattern: `^To continue this session, run codex resume\\s+(?<id>${UUID})`, state: "confirmed" },
+    // The `/status` card; its `Forked from:` row names the parent and is never taken:
+    //   │  Session:                   01a20545-5996-7863-a8f4-d1c1428601d6     │
+    { name: "status-session", pattern: `^[\\s│|]*Session:\\s+(?<id>${UUID})`, state: "provisional" },
+  ],
+  resume: ["resume", "{id}"],
+  rejected: [
+    "No saved session found with ID", // TUI: `ERROR: No saved session found with ID <id>.`, exit 1
+    "no rollout found for thread id", // exec: `thread/resume failed: no rollout found for thread id <id>`
+    "thread not loaded",
+  ],
+  // Codex 0.169 refuses `codex exec` without a prompt in a terminal (exit 1) before it looks at the
+  // thread, and a warm exec start drops the prompt: that says nothing about the ID.
+  transient: ["No prompt provided\\. Either specify one as an argument or pipe the prompt into stdin"],
+});
+
+export const codex: AgentPlugin = {
+  ...data,
+  passthrough(args) {
+    const { tokens, exec, prompt, command } = parse(args);
+    if (tokens.some((t) => t.kind === "option" && ["-h", "--help", "-V", "--version"].includes(t.name))) return "`codex --help/--version` starts no conversation";
+    if (exec && prompt[0] !== undefined && EXEC_OWN.has(prompt[0])) return `\`codex exec ${prompt[0]}\` names its own session`;
+    if (command !== undefined && OWN_SESSION.has(command)) return `\`codex ${command}\` names its own session`;
+    if (command !== undefined && SUBCOMMANDS.has(command)) return `\`codex ${command}\` is a subcommand, not a conversation`;
+    return undefined;
+  },
+  coldArgs(args, prompt) {
+    const parsed = parse(args);
+    if (prompt === undefined) return { args: [...args], promptVia: "pty" };
+    if (parsed.prompt.length > 0) return { args: [...args], promptVia: "none" };
+    // Codex takes the first prompt as its positional `[PROMPT]`, interactive or exec; one that starts
+    // with `-` would be read as an option without the `--`.
+    const separated = parsed.tokens.some((t) => t.kind === "separator") || !prompt.startsWith("-");
+    return { args: [...args, ...(separated ? [] : ["--"]), prompt], promptVia: "argv" };
+  },
+  // Interactive: `codex [opts] resume <id>`; exec: `codex exec [opts] resume <id>` (no prompt).
+  warmArgs(args, id) {
+    const { tokens, exec } = parse(args);
+    const options = (part: readonly Token[]): string[] => render(withoutOptions(part, IMAGE).filter((t) => t.kind === "option"));
+    if (!exec) return [...options(tokens), "resume", id];
+    // Options before `exec` stay before it, the rest after it.
+    const execAt = tokens.findIndex((t) => t.kind === "positional");
+    return [...options(tokens.slice(0, execAt)), "exec", ...options(tokens.slice(execAt + 1)), "resume", id];
+  },
+  store: {
+    rule: "rollout",
+    // Today's and yesterday's folders (local time, as Codex files them): a run may cross midnight.
+    where(context, now) {
+      const root = sessionsRoot(context);
+      return [now, new Date(now.getTime() - 86_400_000)].map((day) => ({ dir: dayFolder(root, day), depth: 0 }));
+    },
+    name: new RegExp(`^rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-(?<id>${UUID})\\.jsonl$`),
+    wholeId: true,
+    // Line 1 is `{"type":"session_meta","payload":{"id":…,"cwd":…,"source":"cli"|"exec"|…}}`; a
+    // subagent's rollout has `source: {"subagent": …}` and `thread_source: "subagent"`.
+    belongs(firstLine, context) {
+      try {
+        const meta = JSON.parse(firstLine) as { type?: unknown; payload?: Record<string, unknown> };
+        const p = meta.payload;
+        return meta.type === "session_meta" && p !== undefined && p["cwd"] === context.cwd &&
+          typeof p["source"] === "string" && p["thread_source"] !== "subagent" && p["parent_thread_id"] === undefined;
+      } catch {
+        return false;
+      }
+    },
+  },
+};

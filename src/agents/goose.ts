@@ -1,0 +1,114 @@
+import { hasOption, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
+import type { AgentPlugin } from "./types.js";
+
+/**
+ * Goose (Block). Facts from ../shared/agents.md and goose's own source and docs (goose-cli
+ * cli.rs, session/builder.rs, session/output.rs, docs/guides/goose-cli-commands.md).
+ * Sessions live in a SQLite file (no file per session to watch), so only a resume banner confirms.
+ */
+
+// Session IDs: YYYYMMDD_N (>= 1.10), YYYYMMDD_HHMMSS before. sessionpin names new sessions
+// `sessionpin-<random UUID>` (`-n`), which no goose ID and no user's own name looks like.
+const GOOSE_ID = "\\d{8}_\\d+";
+const NAME_PREFIX = "sessionpin-";
+const NAME = `${NAME_PREFIX}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`;
+const ID = `${GOOSE_ID}|${NAME}`;
+
+const IDENTIFIER = ["-n", "--name", "--session-id", "--id", "--path", "-p"];
+const RESUME = ["-r", "--resume", "--fork"];
+const INPUT = ["-i", "--instructions", "-t", "--text", "--recipe"];
+// Options `goose session` accepts as well as `goose run`: all a `run` keeps when it is resumed.
+const SHARED = ["--debug", "--max-tool-repetitions", "--max-turns", "--container", "--with-extension",
+  "--with-remote-extension", "--with-streamable-http-extension", "--with-builtin", "--no-profile"];
+const ARGV: ArgvSpec = {
+  values: [...IDENTIFIER, ...INPUT, "--system", "--params", "--sub-recipe", "--with-extension", "--with-remote-extension",
+    "--with-streamable-http-extension", "--with-builtin", "--max-tool-repetitions", "--max-turns", "--container",
+    "--provider", "--model", "--output-format", "--scheduled-job-id"],
+};
+const NO_SESSION = ["--no-session", "--explain", "--render-recipe", "-h", "--help", "-V", "--version"];
+
+interface GooseArgs {
+  readonly tokens: Token[];
+  /** `session`, `run`, or undefined for bare `goose` (an interactive session). */
+  readonly command: string | undefined;
+  /** Words after the command: `session list` and the like. */
+  readonly rest: string[];
+}
+
+function parse(args: readonly string[]): GooseArgs {
+  const tokens = tokenize(args, ARGV);
+  const [command, ...rest] = positionals(tokens);
+  return { tokens, command, rest };
+}
+
+const options = (tokens: readonly Token[], keep: (name: string) => boolean): Token[] =>
+  tokens.filter((token) => token.kind === "option" && keep(token.name));
+
+const beforeSeparator = (args: readonly string[], extra: readonly string[]): string[] => {
+  const at = args.indexOf("--");
+  return at < 0 ? [...args, ...extra] : [...args.slice(0, at), ...extra, ...args.slice(at)];
+};
+
+export const goose: AgentPlugin = {
+  name: "goose",
+  names: ["goose"],
+  grammar: new RegExp(`^(?:${ID})$`),
+  // `goose run --output-format stream-json` events carry no session ID.
+  json: [],
+  text: [
+    // goose banner, on stdout before the first prompt (`resuming session |` when resumed):
+    //   starting session | provider: openai model: gpt-4o
+    //       session id: 20260222_9
+    //       working directory: /home/coder/project
+    // A resumed banner means goose found the session: confirmed. The two rows are matched as one.
+    { name: "banner-resumed", pattern: new RegExp(`resuming session \\|.*?\\ssession id:\\s*(?<id>${ID})`), state: "confirmed" },
+    { name: "banner", pattern: new RegExp(`^\\s*session id:\\s*(?<id>${ID})`), state: "provisional" },
+    // Newer goose (session/output.rs) prints a status line and the ID on the row below:
+    //   ● new session · openai gpt-4o          (`● resuming · …` when resumed)
+    //     20260222_9 · /home/coder/project
+    { name: "status-resumed", pattern: new RegExp(`● resuming · .*?\\s(?<id>${GOOSE_ID})`), state: "confirmed" },
+    { name: "status", pattern: new RegExp(`● new session · .*?\\s(?<id>${GOOSE_ID})`), state: "provisional" },
+  ],
+  rejected: [
+    /Cannot resume session .*no such session exists/,
+    /Cannot resume - no previous sessions found/,
+    /No session found with name/,
+    /No session found to resume/,
+    // `goose run --resume --name <unknown>` warns and starts a NEW session instead (agents.md):
+    // that is a refusal of the stored ID, not a resume.
+    /^(?=.*\bsession\b)(?=.*\b(?:not found|does not exist|doesn't exist|no such session)\b)(?=.*\b(?:new session|starting (?:a )?new|creat(?:e|ed|ing) (?:a )?new)\b)/i,
+  ],
+  // No provider or model configured: nothing to do with the session, the pointer stays.
+  transient: [/No provider configured/, /No model configured/, /run 'goose configure' again/],
+  passthrough(args) {
+    const { tokens, command, rest } = parse(args);
+    if (command !== undefined && command !== "session" && command !== "run") return `\`goose ${command}\` is a subcommand, not a conversation`;
+    if (command === "session" && rest.length > 0) return `\`goose session ${rest[0]}\` is a subcommand, not a conversation`;
+    return hasOption(tokens, NO_SESSION) ? "this goose invocation keeps no session" : undefined;
+  },
+  // `goose run` needs its input in argv (-i/-t/--recipe); `goose session` reads it from the TUI.
+  coldArgs(args, prompt) {
+    const { tokens, command } = parse(args);
+    if (command !== "run" || prompt === undefined) return { args: [...args], promptVia: "pty" };
+    if (hasOption(tokens, INPUT)) return { args: [...args], promptVia: "none" };
+    return { args: beforeSeparator(args, ["-t", prompt]), promptVia: "argv" };
+  },
+  // The name is chosen, the ID is goose's: the banner's ID replaces the name in the pointer (the
+  // name stays in its history), and either resumes the session.
+  chooseId(args, fresh) {
+    const { tokens, command } = parse(args);
+    if (hasOption(tokens, [...IDENTIFIER, ...RESUME])) return undefined;
+    const name = `${NAME_PREFIX}${fresh}`;
+    return { id: name, args: command === undefined ? ["session", "-n", name] : beforeSeparator(args, ["-n", name]) };
+  },
+  // Always `goose session -r`: `goose run` refuses to start without input, and its input
+  // (`--instructions` file, `-t` text, recipe) is the task prompt, which must not be sent again.
+  warmArgs(args, id) {
+    const { tokens, command } = parse(args);
+    const kept = command === "run"
+      ? options(tokens, (name) => SHARED.includes(name))
+      : options(tokens, (name) => !IDENTIFIER.includes(name) && !RESUME.includes(name));
+    const which = id.startsWith(NAME_PREFIX) ? ["-n", id] : ["--session-id", id];
+    return ["session", "-r", ...which, ...render(kept)];
+  },
+};

@@ -1,0 +1,90 @@
+import { join } from "node:path";
+import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { definePlugin } from "./declarative.js";
+import type { AgentPlugin } from "./types.js";
+
+/**
+ * Kiro CLI (`kiro-cli`, Amazon Q Developer CLI's successor). Facts from ../shared/agents.md,
+ * kiro.dev's "CLI commands" and "Session Management" pages, and kirodotdev/Kiro issues #9066
+ * (2.5.1: `--resume-id` takes existing IDs only; headless runs print no ID) and #9968 (session
+ * files in ~/.kiro/sessions/cli/ carry their `cwd`).
+ */
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+// Session choice: `--resume` (latest in this folder), `--resume-id <id>`, and the picker, which
+// blocks the PTY: a warm start replaces them all with `--resume-id <id>`.
+const SESSION = ["-r", "--resume", "--resume-id", "--resume-picker"];
+const ARGV: ArgvSpec = {
+  values: ["--agent", "--model", "--trust-tools", "--resume-id", "--delete-session", "--wrap", "--output-format", "--input-format"],
+};
+
+/** `kiro-cli` alone is `kiro-cli chat`; the words after `chat` are its INPUT, the task. */
+function parseArgs(args: readonly string[]): { tokens: Token[]; command: string | undefined; input: string[] } {
+  const tokens = tokenize(args, ARGV);
+  const [first, ...rest] = positionals(tokens);
+  return first === undefined || first === "chat" ? { tokens, command: "chat", input: rest } : { tokens, command: first, input: [] };
+}
+
+export const kiro: AgentPlugin = {
+  ...definePlugin({
+    name: "kiro",
+    names: ["kiro-cli"],
+    grammar: UUID,
+    // `--output-format stream-json` exists since 2.19.2, but its event shapes are (unverified):
+    // no JSON rule, so no stream line can be mistaken for the session.
+    text: [
+      // On exit Kiro prints the session ID with the command that resumes it (Session Management):
+      //   kiro-cli chat --resume-id f2946a26-3735-4b08-8d05-c928010302d5
+      { name: "exit-hint", pattern: `kiro-cli chat --resume-id[ =](?<id>${UUID})`, state: "provisional" },
+    ],
+    resume: ["chat", "{args}", "--resume-id", "{id}"],
+    // Kiro does not refuse an ID it cannot find: it says so and starts a new session, which
+    // would not get the task. Treated as a refusal, so the fresh start carries the prompt.
+    // The second form is the Session Management page's troubleshooting text.
+    rejected: ["No saved sessions found for this directory", "No saved chat sessions"],
+  }),
+
+  passthrough(args) {
+    const { tokens, command } = parseArgs(args);
+    if (command !== "chat") return `\`kiro-cli ${command}\` is a subcommand, not a conversation`;
+    if (hasOption(tokens, ["--list-sessions", "--delete-session", "-h", "--help", "--help-all", "-V", "--version"])) {
+      return "kiro-cli is not starting a conversation here";
+    }
+    return undefined;
+  },
+
+  // Kiro saves every turn to ~/.kiro/sessions/cli/<uuid>.json (issue #9968; the file layout is
+  // (unverified) and read from third-party session readers). A file named for the pinned ID
+  // confirms it; a new file captures its ID only when its first line is a JSON object whose
+  // `cwd` is this folder, so a pretty-printed or differently shaped file captures nothing.
+  store: {
+    rule: "kiro-sessions",
+    where: (context) => [{ dir: join(context.home, ".kiro", "sessions", "cli"), depth: 0 }],
+    name: new RegExp(`^(?<id>${UUID})\\.json$`),
+    wholeId: true,
+    belongs(firstLine, context) {
+      try {
+        const meta: unknown = JSON.parse(firstLine);
+        return typeof meta === "object" && meta !== null && (meta as Record<string, unknown>)["cwd"] === context.cwd;
+      } catch {
+        return false;
+      }
+    },
+  },
+
+  // The TUI gets the prompt typed in; headless `--no-interactive` takes it as INPUT in argv.
+  coldArgs(args, prompt) {
+    const { tokens, input } = parseArgs(args);
+    if (input.length > 0) return { args: [...args], promptVia: "none" };
+    if (prompt !== undefined && hasOption(tokens, ["--no-interactive"])) return { args: [...args, prompt], promptVia: "argv" };
+    return { args: [...args], promptVia: "pty" };
+  },
+
+  // `kiro-cli chat [options] --resume-id <id>`: no INPUT, no other session choice, and
+  // interactive (a headless resume without INPUT has nothing to do).
+  warmArgs(args, id) {
+    const rest = withoutPositionals(withoutOptions(parseArgs(args).tokens, [...SESSION, "--no-interactive"]));
+    return ["chat", ...render(rest), "--resume-id", id];
+  },
+};

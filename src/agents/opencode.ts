@@ -1,0 +1,89 @@
+import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { definePlugin } from "./declarative.js";
+import type { AgentPlugin } from "./types.js";
+
+/**
+ * OpenCode. Facts from ../shared/agents.md and OpenCode 1.18.33 run here against a local model
+ * server: its `--help`, the `run --format json` events, the TUI's exit screen and its error texts.
+ */
+
+const SESSION_ID = "ses_[0-9a-f]{12}[0-9A-Za-z]{14}";
+
+// Options of `opencode` and `opencode run` that take a value (1.18.33 `--help`).
+const ARGV: ArgvSpec = {
+  values: [
+    "--log-level", "--hostname", "--mdns-domain", "--cors", "-m", "--model", "-s", "--session", "--prompt", "--agent",
+    "--replay-limit", "--command", "--format", "-f", "--file", "--attach", "-p", "--password", "-u", "--username",
+    "--dir", "--variant",
+  ],
+  optionalValues: ["--port", "--title"],
+};
+// Options that pick the session; a warm start names its own with `-s <id>`. `--fork` would fork the
+// pinned session again on every start.
+const SESSION_PICKS = ["-s", "--session", "-c", "--continue", "--fork"];
+// What belongs to the first message: the TUI's `--prompt`, and run's `--command` and attached files.
+const PROMPT_PARTS = ["--prompt", "--command", "-f", "--file"];
+// 1.18.33's commands other than the TUI and `run`: none starts a conversation to pin.
+const SUBCOMMANDS = new Set([
+  "completion", "acp", "mcp", "attach", "debug", "providers", "auth", "agent", "upgrade", "uninstall", "serve", "web",
+  "models", "stats", "export", "import", "github", "pr", "session", "plugin", "plug", "db",
+]);
+
+function parse(args: readonly string[]) {
+  const tokens = tokenize(args, ARGV);
+  const words = positionals(tokens);
+  return { tokens, words, run: words[0] === "run" };
+}
+
+const data = definePlugin({
+  name: "opencode",
+  names: ["opencode"],
+  grammar: SESSION_ID,
+  // `opencode run --format json`: every event carries top-level `sessionID` (its `part` repeats it;
+  // never read). OpenCode stores the session before the first event; a finished step means the
+  // turn's messages are stored too.
+  json: [
+    { name: "step-start", field: "sessionID", when: { type: ["step_start"] }, state: "provisional" },
+    { name: "event", field: "sessionID", when: { type: ["text", "reasoning", "tool_use", "error"] }, state: "provisional" },
+    { name: "step-finish", field: "sessionID", when: { type: ["step_finish"] }, state: "confirmed" },
+  ],
+  text: [
+    // The TUI's exit screen (1.18.33), below the logo; the title row is the session's title, which
+    // may say anything:
+    //   Session   Fix the login form
+    //   Continue  opencode -s ses_dfab803f5ffeN56Fn350UkxP8T
+    { name: "exit-hint", pattern: `^\\s*Continue\\s+opencode\\s+-s\\s+(?<id>${SESSION_ID})`, state: "confirmed" },
+  ],
+  resume: ["{args}", "-s", "{id}"],
+  // `Error: Session not found` (run) or `Error: Session not found: <id>` (TUI), exit 1.
+  rejected: ["Session not found"],
+  // `opencode run` without a message refuses to start (exit 1); a warm run start drops the message.
+  transient: ["You must provide a message or a command"],
+});
+
+export const opencode: AgentPlugin = {
+  ...data,
+  passthrough(args) {
+    const { tokens, words } = parse(args);
+    if (hasOption(tokens, ["-h", "--help", "-v", "--version"])) return "`opencode --help/--version` starts no conversation";
+    const command = words[0];
+    if (command !== undefined && SUBCOMMANDS.has(command)) return `\`opencode ${command}\` is a subcommand, not a conversation`;
+    if (hasOption(tokens, ["-s", "--session"])) return "`opencode -s <id>` names its own session";
+    return undefined;
+  },
+  coldArgs(args, prompt) {
+    const { tokens, words, run } = parse(args);
+    if (prompt === undefined) return { args: [...args], promptVia: "pty" };
+    // run: the message is positional; the TUI takes `--prompt` and submits it at start.
+    if (run ? words.length > 1 : hasOption(tokens, ["--prompt"])) return { args: [...args], promptVia: "none" };
+    if (run) return { args: [...args, ...(prompt.startsWith("-") ? ["--"] : []), prompt], promptVia: "argv" };
+    return { args: [...args, ...(prompt.startsWith("-") ? [`--prompt=${prompt}`] : ["--prompt", prompt])], promptVia: "argv" };
+  },
+  // TUI: `opencode [project] [opts] -s <id>` (the positional is a folder, not a prompt);
+  // run: `opencode run [opts] -s <id>` with the message dropped.
+  warmArgs(args, id) {
+    const { tokens, run } = parse(args);
+    const kept = withoutOptions(tokens, [...SESSION_PICKS, ...PROMPT_PARTS]).filter((t) => t.kind !== "separator");
+    return [...(run ? ["run", ...render(withoutPositionals(kept))] : render(kept)), "-s", id];
+  },
+};

@@ -1,0 +1,113 @@
+import { pluginNamed, pluginNames } from "../agents/registry.js";
+import { EXIT, SessionpinError } from "../errors.js";
+import { formatTrace } from "../explain/format.js";
+import { replay, type ReplayResult } from "../replay/replay.js";
+import { FORMATS, openSource, type Format, type Source } from "../replay/sources.js";
+import { choosePlugin, userPlugins } from "./options.js";
+import { parseArgs } from "node:util";
+
+const COMMON = `  --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
+  --format F       auto (default), cast, raw (PTY bytes, e.g. a \`script\` typescript), jsonl
+                   (--stream-json / --json output) or agentapi-state (agentapi's saved conversation)
+  --width N        terminal width the output was made for (default: the cast's), to rejoin
+                   rows the terminal wrapped
+  --plugin FILE    load a user plugin (repeatable)
+  --json           JSON for scripts
+  FILE… or -       recordings to read (- is stdin)`;
+
+export const REPLAY_USAGE = `Usage: sessionpin replay [options] FILE…|-
+
+Runs recorded agent output through the same capture pipeline and plugins as \`run\` and prints,
+per file: agent, ID, provisional/confirmed, the rule that took it, line, byte offset and time in
+the recording. Exit 0 when every file gave an ID, 1 when one gave none, 2 on error.
+
+${COMMON}`;
+
+export const EXPLAIN_USAGE = `Usage: sessionpin explain [options] FILE…|-
+
+Shows, line by line, every line a rule looked at and the outcome: taken (provisional or
+confirmed), or refused and why (grammar mismatch, look-alike field, superseded by a later ID,
+wrong agent, line too long, invalid JSON). --json prints one object per line. Exit codes as replay.
+
+${COMMON}`;
+
+const OPTIONS = {
+  agent: { type: "string" },
+  format: { type: "string", default: "auto" },
+  width: { type: "string" },
+  plugin: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const PROGRESS_FROM_BYTES = 64 * 1024 * 1024;
+
+export const replayCommand = (argv: readonly string[]): Promise<number> => command(argv, false);
+export const explainCommand = (argv: readonly string[]): Promise<number> => command(argv, true);
+
+async function command(argv: readonly string[], explain: boolean): Promise<number> {
+  const usage = explain ? EXPLAIN_USAGE : REPLAY_USAGE;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
+  }
+  const { values, positionals: files } = parsed;
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return EXIT.ok;
+  }
+  if (files.length === 0) throw new SessionpinError("usage", `sessionpin: no recording given\n${usage}`);
+  const format = values.format as Format | "auto";
+  if (format !== "auto" && !FORMATS.includes(format)) {
+    throw new SessionpinError("usage", `sessionpin: --format ${format}: expected auto, ${FORMATS.join(", ")}`);
+  }
+  const width = values.width === undefined ? undefined : Number(values.width);
+  if (width !== undefined && !(Number.isInteger(width) && width > 0)) throw new SessionpinError("usage", `sessionpin: --width ${values.width}: expected a whole number of columns`);
+  const user = userPlugins(values.plugin, process.env, process.cwd());
+  for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
+  const extra = user.plugins.map((u) => u.plugin);
+  const agent = values.agent === undefined ? undefined : choosePlugin(values.agent, values.agent, extra);
+  const plugins = pluginNames(extra).map((name) => pluginNamed(name, extra)).filter((p) => p !== undefined);
+  const color = process.stdout.isTTY === true && !process.env["NO_COLOR"];
+  let found = true;
+  for (const file of files) {
+    const source = await openSource(file, format);
+    const stop = progress(file, source);
+    try {
+      const result = await replay(source, {
+        ...(agent ? { agent } : {}),
+        plugins,
+        ...(width !== undefined ? { width } : {}),
+        ...(explain ? { trace: (event) => void process.stdout.write(`${values.json ? JSON.stringify({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
+      });
+      found &&= result.id !== null;
+      if (!explain || !values.json) process.stdout.write(`${values.json ? JSON.stringify({ file, ...result }) : summary(file, result)}\n`);
+    } finally {
+      stop();
+    }
+  }
+  return found ? EXIT.ok : EXIT.failure;
+}
+
+function summary(file: string, r: ReplayResult): string {
+  if (r.id === null) return `${file}: no ID found (${r.format}${r.agent ? `, agent ${r.agent}` : ", no plugin matched"})`;
+  const at = [`line ${r.line}`, r.offset !== null ? `byte ${r.offset}` : "", r.time !== null ? `${r.time.toFixed(2)} s into the recording` : ""].filter(Boolean).join(", ");
+  return `${file}: ${r.agent} ${r.id} ${r.state} (rule ${r.rule}, ${at}; ${r.format})`;
+}
+
+/** A progress line on stderr for large inputs, when stderr is a terminal. */
+function progress(file: string, source: Source): () => void {
+  const size = source.size;
+  if (!process.stderr.isTTY || size === undefined || size < PROGRESS_FROM_BYTES) return () => undefined;
+  const show = (): void => {
+    const done = source.bytesRead();
+    process.stderr.write(`\r${file}: ${Math.floor((done / size) * 100)}% (${(done / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB)`);
+  };
+  const timer = setInterval(show, 500);
+  return () => {
+    clearInterval(timer);
+    process.stderr.write("\r\x1b[K");
+  };
+}

@@ -1,0 +1,103 @@
+import type { Line } from "../capture/line.js";
+import type { Extractor } from "../agents/extract.js";
+import { judgeLine, type Verdict } from "../agents/match.js";
+import type { PinEvent } from "../agents/tracker.js";
+import type { AgentPlugin } from "../agents/types.js";
+
+/** Why a line gave no ID: the outcomes `explain` shows and `run --trace` writes. */
+export type Refusal =
+  | "grammar mismatch"
+  | "not a string"
+  | "look-alike field"
+  | "superseded by a later ID"
+  | "wrong agent"
+  | "line too long"
+  | "invalid JSON";
+
+/** One line a rule looked at, and what came of it. */
+export interface TraceEvent {
+  readonly line: number;
+  readonly offset?: number;
+  /** Seconds into the recording, when the input has times. */
+  readonly time?: number;
+  readonly text: string;
+  readonly plugin: string;
+  readonly rule: string;
+  readonly outcome: "taken" | "refused";
+  readonly state?: "provisional" | "confirmed";
+  /** The ID taken, or the value refused. */
+  readonly value?: string;
+  readonly reason?: Refusal;
+  readonly detail?: string;
+}
+
+const SHOWN_CHARS = 160;
+const LOOKALIKE_DEPTH = 6;
+// Only ID-ish fields count as look-alikes: a loose grammar (Goose's names) fits any word.
+const ID_FIELD = /(id|uuid|session|thread)$/i;
+
+/**
+ * The extractor plus an account of every decision, for `explain` and `run --trace`. `others`
+ * are the plugins not chosen: an ID one of them would take is reported as "wrong agent".
+ */
+export class Explainer {
+  readonly #lookalike: RegExp;
+
+  /** With `tracing` false only the extractor's work is done (the hot path of `run`). */
+  constructor(
+    readonly extractor: Extractor,
+    private readonly others: readonly AgentPlugin[] = [],
+    private readonly tracing = true,
+  ) {
+    const { grammar } = extractor.plugin;
+    this.#lookalike = new RegExp(grammar.source, grammar.flags);
+  }
+
+  line(line: Line, time?: number): { verdicts: Verdict[]; events: PinEvent[]; trace: TraceEvent[] } {
+    const plugin = this.extractor.plugin;
+    const at = { line: line.n, ...(line.offset !== undefined ? { offset: line.offset } : {}), ...(time !== undefined ? { time } : {}), text: shorten(line.text) };
+    const { verdicts, events } = this.extractor.line(line);
+    if (!this.tracing) return { verdicts, events, trace: [] };
+    const trace: TraceEvent[] = verdicts.map((verdict) => ({ ...at, plugin: plugin.name, ...fromVerdict(verdict) }));
+    if (line.cut) trace.push({ ...at, plugin: "*", rule: "capture", outcome: "refused", reason: "line too long", detail: "cut at the capture limit; not parsed" });
+    else if (line.json === undefined && line.text.trimStart().startsWith("{")) {
+      trace.push({ ...at, plugin: "*", rule: "capture", outcome: "refused", reason: "invalid JSON", detail: "starts like a JSON object but does not parse" });
+    }
+    if (line.json !== undefined && !verdicts.some((v) => v.kind === "taken")) {
+      for (const [path, value] of stringsIn(line.json, "", LOOKALIKE_DEPTH)) {
+        if (ID_FIELD.test(path) && this.#lookalike.test(value)) trace.push({ ...at, plugin: plugin.name, rule: path, outcome: "refused", value, reason: "look-alike field", detail: `no ${plugin.name} rule reads ${path} on this line` });
+      }
+    }
+    for (const other of this.others) {
+      for (const verdict of judgeLine(other, line)) {
+        if (verdict.kind === "taken") trace.push({ ...at, plugin: other.name, rule: verdict.rule, outcome: "refused", value: verdict.id, reason: "wrong agent", detail: `the agent is ${plugin.name}` });
+      }
+    }
+    for (const event of events) {
+      if (event.kind !== "changed") continue;
+      const { previous } = event;
+      trace.push({
+        line: previous.line ?? line.n, text: "", plugin: plugin.name, rule: previous.rule, outcome: "refused", value: previous.id,
+        reason: "superseded by a later ID", detail: `${event.pinned.id} on line ${line.n}`,
+      });
+    }
+    return { verdicts, events, trace };
+  }
+}
+
+function fromVerdict(verdict: Verdict): Pick<TraceEvent, "rule" | "outcome" | "state" | "value" | "reason"> {
+  return verdict.kind === "taken"
+    ? { rule: verdict.rule, outcome: "taken", state: verdict.state, value: verdict.id }
+    : { rule: verdict.rule, outcome: "refused", value: verdict.value, reason: verdict.reason === "grammar" ? "grammar mismatch" : "not a string" };
+}
+
+function* stringsIn(value: unknown, path: string, depth: number): Iterable<[string, string]> {
+  if (typeof value === "string") yield [path, value];
+  else if (depth > 0 && typeof value === "object" && value !== null) {
+    for (const [key, child] of Object.entries(value)) yield* stringsIn(child, path ? `${path}.${key}` : key, depth - 1);
+  }
+}
+
+function shorten(text: string): string {
+  return text.length <= SHOWN_CHARS ? text : `${text.slice(0, SHOWN_CHARS - 1)}…`;
+}

@@ -1,0 +1,92 @@
+import { basename } from "node:path";
+import { Extractor } from "../agents/extract.js";
+import type { AgentPlugin } from "../agents/types.js";
+import { Capture } from "../capture/pipeline.js";
+import { Explainer, type TraceEvent } from "../explain/trace.js";
+import type { Source } from "./sources.js";
+
+export interface ReplayOptions {
+  /** The agent, when known (`--agent`); else taken from a cast's command, else every plugin is tried. */
+  readonly agent?: AgentPlugin;
+  readonly plugins: readonly AgentPlugin[];
+  /** The terminal width the output was made for (wrapped rows); default: the cast's, else none. */
+  readonly width?: number;
+  /** Receives every trace event (explain); without it only the result is computed. */
+  readonly trace?: (event: TraceEvent) => void;
+}
+
+export interface ReplayResult {
+  readonly format: string;
+  readonly agent: string | null;
+  readonly id: string | null;
+  readonly state: "provisional" | "confirmed" | null;
+  readonly rule: string | null;
+  readonly line: number | null;
+  readonly offset: number | null;
+  readonly time: number | null;
+}
+
+/**
+ * Recorded output through the same capture pipeline and plugins as `run`. Streams: memory does
+ * not grow with the input.
+ */
+export async function replay(source: Source, o: ReplayOptions): Promise<ReplayResult> {
+  const chosen = o.agent ?? fromCommand(source.command, o.plugins);
+  const candidates = chosen ? [chosen] : o.plugins;
+  const width = o.width ?? source.width ?? 0;
+  let explainers = candidates.map((plugin) => new Explainer(
+    new Extractor(plugin, undefined, width),
+    chosen && o.trace ? o.plugins.filter((other) => other !== chosen) : [],
+  ));
+  // The line and time each pin came from, for the report.
+  const where = new Map<Explainer, { offset: number | null; time: number | null }>();
+  const capture = new Capture();
+  const feed = (lines: ReturnType<Capture["push"]>, time: number | undefined): void => {
+    for (const line of lines) {
+      for (const explainer of explainers) {
+        const { events, trace } = explainer.line(line, time);
+        if (events.length > 0) where.set(explainer, { offset: line.offset ?? null, time: time ?? null });
+        if (o.trace) trace.forEach(o.trace);
+      }
+      // Guessing the agent: once one plugin pinned an ID, the ones that found nothing are out.
+      if (explainers.length > 1 && where.size > 0) explainers = explainers.filter((e) => where.has(e));
+    }
+  };
+  let lastTime: number | undefined;
+  for await (const chunk of source.chunks) {
+    lastTime = chunk.time;
+    feed(capture.push(chunk.data), chunk.time);
+  }
+  feed(capture.end(), lastTime);
+  const winner = pickWinner(explainers);
+  const pinned = winner?.extractor.tracker.current;
+  return {
+    format: source.format,
+    agent: (winner ?? (chosen && explainers[0]))?.extractor.plugin.name ?? null,
+    id: pinned?.id ?? null,
+    state: pinned?.state ?? null,
+    rule: pinned?.rule ?? null,
+    line: pinned?.line ?? null,
+    offset: (winner && where.get(winner)?.offset) ?? null,
+    time: (winner && where.get(winner)?.time) ?? null,
+  };
+}
+
+/** The plugin for the recorded command's executable (`amp --mode smart` → amp). */
+function fromCommand(command: string | undefined, plugins: readonly AgentPlugin[]): AgentPlugin | undefined {
+  const executable = command?.trim().split(/\s+/)[0];
+  if (!executable) return undefined;
+  const name = basename(executable.replace(/^["']|["']$/g, ""));
+  return plugins.find((plugin) => plugin.names.includes(name));
+}
+
+/** Among plugins that pinned something: confirmed first, then the earliest line. */
+function pickWinner(explainers: readonly Explainer[]): Explainer | undefined {
+  const pinned = explainers.filter((e) => e.extractor.tracker.current !== undefined);
+  return pinned.sort((a, b) => rank(a) - rank(b))[0];
+}
+
+function rank(explainer: Explainer): number {
+  const current = explainer.extractor.tracker.current;
+  return (current?.state === "confirmed" ? 0 : 1e12) + (current?.line ?? 0);
+}

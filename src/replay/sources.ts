@@ -1,0 +1,142 @@
+import { createReadStream, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { PassThrough, type Readable } from "node:stream";
+import { z } from "zod";
+import { SessionpinError } from "../errors.js";
+
+export const FORMATS = ["cast", "raw", "jsonl", "agentapi-state"] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** A piece of recorded agent output, with its time in the recording (seconds) when known. */
+export interface Chunk {
+  readonly data: Buffer | string;
+  readonly time?: number;
+}
+
+export interface Source {
+  readonly format: Format;
+  /** From an asciicast header: the terminal width and the recorded command. */
+  readonly width?: number;
+  readonly command?: string;
+  readonly chunks: AsyncIterable<Chunk>;
+  /** Input size when known (a file), and bytes read so far, for a progress bar. */
+  readonly size?: number;
+  bytesRead(): number;
+}
+
+const CastHeader = z.object({ version: z.literal(2), width: z.number().int().positive(), height: z.number().int().positive(), command: z.string().optional() });
+const CastEvent = z.tuple([z.number(), z.string(), z.string()]);
+const AgentapiState = z.object({
+  messages: z.array(z.object({ message: z.string(), role: z.string(), time: z.string().optional() })),
+});
+
+/** Opens a recording (`-` is stdin), detecting its format unless `format` says it. */
+export async function openSource(path: string, format: Format | "auto"): Promise<Source> {
+  const stream: Readable = path === "-" ? process.stdin : createReadStream(path);
+  const size = path === "-" ? undefined : fileSize(path);
+  let read = 0;
+  const counted = new PassThrough();
+  stream.on("data", (chunk: Buffer) => void (read += chunk.length));
+  stream.on("error", (error) => counted.destroy(error));
+  stream.pipe(counted);
+  const first = await firstChunk(counted, path);
+  const detected = format === "auto" ? detect(first) : format;
+  const rest = rejoin(first, counted);
+  const base = { format: detected, ...(size !== undefined ? { size } : {}), bytesRead: () => read };
+  switch (detected) {
+    case "cast":
+      return castSource(rest, base, path);
+    case "agentapi-state":
+      return { ...base, chunks: agentapiMessages(rest, path) };
+    case "raw":
+    case "jsonl":
+      // JSON lines go through the same pipeline as terminal bytes: lines that are objects are parsed.
+      return { ...base, chunks: bytes(rest) };
+  }
+}
+
+/** asciicast v2 starts with its header object; agentapi's state is one object with `messages`. */
+function detect(first: Buffer): Format {
+  const head = first.subarray(0, 4096).toString("utf8").trimStart();
+  if (/^\{\s*"version"\s*:\s*2\b/.test(head) && /"width"\s*:/.test(head.split("\n")[0] ?? "")) return "cast";
+  if (head.startsWith("{") && /^\{[^\n]*"messages"\s*:\s*\[/.test(head) && !/\}\s*\n\s*\{/.test(head)) return "agentapi-state";
+  if (head.startsWith("{")) return "jsonl";
+  return "raw";
+}
+
+async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
+  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const headerLine = await lines.next();
+  const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value));
+  if (!header.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an asciicast v2 recording (bad header)`);
+  async function* events(): AsyncIterable<Chunk> {
+    for (let next = await lines.next(); !next.done; next = await lines.next()) {
+      const event = CastEvent.safeParse(parseJson(next.value));
+      // A run killed mid-write leaves a cut last line: the valid prefix is the recording.
+      if (event.success && event.data[1] === "o") yield { data: event.data[2], time: event.data[0] };
+    }
+  }
+  return { ...base, width: header.data.width, ...(header.data.command ? { command: header.data.command } : {}), chunks: events() };
+}
+
+async function* agentapiMessages(input: Readable, path: string): AsyncIterable<Chunk> {
+  const parts: Buffer[] = [];
+  for await (const chunk of input) parts.push(chunk as Buffer);
+  const state = AgentapiState.safeParse(parseJson(Buffer.concat(parts).toString("utf8")));
+  if (!state.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an agentapi state file (${state.error.issues[0]?.message ?? "invalid"})`);
+  const messages = state.data.messages.filter((m) => m.role === "agent");
+  const start = Date.parse(messages[0]?.time ?? "");
+  for (const message of messages) {
+    const at = Date.parse(message.time ?? "");
+    yield { data: `${message.message}\n`, ...(Number.isFinite(at) && Number.isFinite(start) ? { time: (at - start) / 1000 } : {}) };
+  }
+}
+
+async function* bytes(input: Readable): AsyncIterable<Chunk> {
+  for await (const data of input) yield { data: data as Buffer };
+}
+
+async function firstChunk(stream: PassThrough, path: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const done = (chunk?: Buffer): void => {
+      stream.off("readable", onReadable);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+      resolve(chunk ?? Buffer.alloc(0));
+    };
+    const onReadable = (): void => {
+      const chunk = stream.read() as Buffer | null;
+      if (chunk !== null) done(chunk);
+    };
+    const onEnd = (): void => done();
+    const onError = (error: NodeJS.ErrnoException): void =>
+      reject(new SessionpinError("usage", `sessionpin: ${path}: ${error.code ?? error.message}`, { cause: error }));
+    stream.on("readable", onReadable);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+  });
+}
+
+function rejoin(first: Buffer, rest: PassThrough): Readable {
+  const joined = new PassThrough();
+  joined.write(first);
+  rest.on("error", (error) => joined.destroy(error));
+  rest.pipe(joined);
+  return joined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function fileSize(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}

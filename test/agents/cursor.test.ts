@@ -1,0 +1,67 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { cursor } from "../../src/agents/cursor.js";
+import { judgeLine, matchesAny } from "../../src/agents/match.js";
+import { pluginForCommand } from "../../src/agents/registry.js";
+
+const ID = "e22f36ab-002e-4067-8a49-f6b5ccc38b24";
+const OTHER = "5d0c8b3e-7f21-4a96-b4e8-2c9f1a7d6e30";
+
+describe("cursor argv", () => {
+  it("serves both executable names", () => {
+    expect(pluginForCommand("/usr/local/bin/cursor-agent")).toBe(cursor);
+    expect(pluginForCommand("agent")).toBe(cursor);
+  });
+
+  it("passes the cold prompt as a positional, and keeps the user's own", () => {
+    expect(cursor.coldArgs(["--model", "gpt-5"], "fix it")).toEqual({ args: ["--model", "gpt-5", "fix it"], promptVia: "argv" });
+    expect(cursor.coldArgs(["-p", "--output-format", "stream-json"], "- list")).toEqual({ args: ["-p", "--output-format", "stream-json", "--", "- list"], promptVia: "argv" });
+    expect(cursor.coldArgs(["-p", "own prompt"], "fix it")).toEqual({ args: ["-p", "own prompt"], promptVia: "none" });
+    expect(cursor.coldArgs([], undefined)).toEqual({ args: [], promptVia: "pty" });
+  });
+
+  it("resumes with --resume=<id>, without the prompt or another resume", () => {
+    expect(cursor.warmArgs(["--model", "gpt-5", "fix the bug"], ID)).toEqual(["--model", "gpt-5", `--resume=${ID}`]);
+    expect(cursor.warmArgs(["-p", "--output-format", "stream-json", "--force", "fix it"], ID)).toEqual(["-p", "--output-format", "stream-json", "--force", `--resume=${ID}`]);
+    expect(cursor.warmArgs(["--resume", OTHER, "--continue", "--", "- prompt"], ID)).toEqual([`--resume=${ID}`]);
+    expect(cursor.warmArgs([`--resume=${OTHER}`, "--api-key", "key-that-is-no-prompt"], ID)).toEqual(["--api-key", "key-that-is-no-prompt", `--resume=${ID}`]);
+  });
+
+  it("runs its own commands transparently", () => {
+    expect(cursor.passthrough?.(["ls"])).toMatch(/command/);
+    expect(cursor.passthrough?.(["--model", "gpt-5", "login"])).toMatch(/command/);
+    expect(cursor.passthrough?.(["--model", "ls"])).toBeUndefined();
+    expect(cursor.passthrough?.(["refactor the login"])).toBeUndefined();
+  });
+});
+
+describe("cursor rules", () => {
+  const json = (value: Record<string, unknown>) => ({ n: 1, text: JSON.stringify(value), json: value });
+
+  it("pins only once a turn completed: a successful result", () => {
+    expect(judgeLine(cursor, json({ type: "system", subtype: "init", session_id: ID }))).toEqual([]);
+    expect(judgeLine(cursor, json({ type: "assistant", session_id: ID }))).toEqual([]);
+    expect(judgeLine(cursor, json({ type: "tool_call", subtype: "started", call_id: OTHER, session_id: ID }))).toEqual([]);
+    expect(judgeLine(cursor, json({ type: "result", subtype: "success", session_id: ID, request_id: OTHER }))).toEqual([
+      { kind: "taken", rule: "result", id: ID, state: "confirmed" },
+    ]);
+    expect(judgeLine(cursor, json({ type: "result", subtype: "success", session_id: `${ID}x` }))).toEqual([
+      { kind: "refused", rule: "result", reason: "grammar", value: `${ID}x` },
+    ]);
+    expect(judgeLine(cursor, { n: 1, text: `chat ${ID} --resume=${ID}` })).toEqual([]);
+  });
+
+  it("keeps the pointer when Cursor is not logged in", () => {
+    expect(matchesAny(cursor.transient, "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.")).toBe(true);
+    expect(cursor.rejected).toEqual([]);
+  });
+
+  it("finds chats in ~/.cursor/chats/<md5(cwd)>/<uuid>/", () => {
+    const store = cursor.store!;
+    const md5 = createHash("md5").update("/home/coder/project").digest("hex");
+    expect(store.where({ home: "/home/coder", cwd: "/home/coder/project", env: {} }, new Date())).toEqual([{ dir: `/home/coder/.cursor/chats/${md5}`, depth: 0 }]);
+    expect(store.name.exec(ID)?.groups?.["id"]).toBe(ID);
+    expect(store.name.exec("store.db")).toBeNull();
+    expect(store.name.exec(`${ID}.bak`)).toBeNull();
+  });
+});

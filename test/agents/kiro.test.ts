@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { Extractor } from "../../src/agents/extract.js";
+import { kiro } from "../../src/agents/kiro.js";
+import { matchesAny } from "../../src/agents/match.js";
+import { captureAll } from "../../src/capture/pipeline.js";
+
+const ID = "f2946a26-3735-4b08-8d05-c928010302d5";
+const OTHER = "b7e4a1c9-2d6f-4e38-9a05-c3f8d1e62b74";
+
+describe("kiro argv", () => {
+  it("resumes with chat --resume-id <id>, keeping options and dropping INPUT and other session choices", () => {
+    expect(kiro.warmArgs(["chat", "--agent", "dev", "--trust-all-tools", "fix the bug"], ID)).toEqual([
+      "chat", "--agent", "dev", "--trust-all-tools", "--resume-id", ID,
+    ]);
+    expect(kiro.warmArgs([], ID)).toEqual(["chat", "--resume-id", ID]);
+    expect(kiro.warmArgs(["--agent", "chat"], ID)).toEqual(["chat", "--agent", "chat", "--resume-id", ID]);
+    for (const choice of [["--resume"], ["-r"], ["--resume-picker"], ["--resume-id", OTHER], [`--resume-id=${OTHER}`]]) {
+      expect(kiro.warmArgs(["chat", ...choice, "--model", "m"], ID), choice.join(" ")).toEqual(["chat", "--model", "m", "--resume-id", ID]);
+    }
+    expect(kiro.warmArgs(["chat", "--no-interactive", "--trust-all-tools", "task"], ID)).toEqual(["chat", "--trust-all-tools", "--resume-id", ID]);
+  });
+
+  it("types a cold prompt into the TUI, gives it to a headless run as INPUT, and adds none to a command with one", () => {
+    expect(kiro.coldArgs(["chat", "--agent", "dev"], "do it")).toEqual({ args: ["chat", "--agent", "dev"], promptVia: "pty" });
+    expect(kiro.coldArgs(["chat", "--no-interactive"], "do it")).toEqual({ args: ["chat", "--no-interactive", "do it"], promptVia: "argv" });
+    expect(kiro.coldArgs(["chat", "own task"], "do it")).toEqual({ args: ["chat", "own task"], promptVia: "none" });
+  });
+
+  it("runs other subcommands and session management transparently", () => {
+    for (const args of [["login"], ["mcp", "list"], ["agent", "list"], ["chat", "--list-sessions"], ["chat", "--delete-session", ID], ["--version"]]) {
+      expect(kiro.passthrough?.(args), args.join(" ")).toMatch(/./);
+    }
+    expect(kiro.passthrough?.([])).toBeUndefined();
+    expect(kiro.passthrough?.(["chat", "--agent", "login"])).toBeUndefined();
+  });
+});
+
+describe("kiro rules", () => {
+  const pinnedFrom = async (output: string) => {
+    const extractor = new Extractor(kiro);
+    for (const line of await captureAll([output])) extractor.line(line);
+    return extractor.tracker.current;
+  };
+
+  it("takes the ID from the documented resume command only", async () => {
+    expect(await pinnedFrom(`Session ID: ${ID}\r\nResume it with: kiro-cli chat --resume-id ${ID}\r\n`)).toMatchObject({ id: ID, rule: "exit-hint" });
+    expect(await pinnedFrom(`Session ID: ${ID}\r\n`)).toBeUndefined();
+    expect(await pinnedFrom(`kiro-cli chat --delete-session ${ID}\r\nkiro-cli chat --resume-id ${ID.slice(0, 8)}\r\n`)).toBeUndefined();
+  });
+
+  it("treats the silent fallback to a new session as a refusal of the ID", () => {
+    expect(matchesAny(kiro.rejected, "No saved sessions found for this directory. Starting new session.")).toBe(true);
+    expect(matchesAny(kiro.rejected, "No saved chat sessions")).toBe(true);
+    expect(matchesAny(kiro.rejected, "Kiro: noted (1 messages in this session)")).toBe(false);
+  });
+
+  it("watches ~/.kiro/sessions/cli/<uuid>.json and takes a new one only when its first line names this folder", () => {
+    const store = kiro.store!;
+    const context = { home: "/home/u", cwd: "/w/api", env: {} };
+    expect(store.where(context, new Date())).toEqual([{ dir: "/home/u/.kiro/sessions/cli", depth: 0 }]);
+    expect(store.name.exec(`${ID}.json`)?.groups?.["id"]).toBe(ID);
+    expect(store.name.exec(`${ID}.jsonl`)).toBeNull();
+    expect(store.name.exec(`${ID}.lock`)).toBeNull();
+    expect(store.belongs?.(JSON.stringify({ session_id: ID, cwd: "/w/api" }), context)).toBe(true);
+    expect(store.belongs?.(JSON.stringify({ session_id: ID, cwd: "/w/web" }), context)).toBe(false);
+    expect(store.belongs?.("{", context)).toBe(false);
+    expect(store.belongs?.("", context)).toBe(false);
+  });
+});

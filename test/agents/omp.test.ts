@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { judgeLine, matchesAny, type Verdict } from "../../src/agents/match.js";
+import { omp, ompSessionDir } from "../../src/agents/omp.js";
+
+const ID = "019f3d10-5a2e-7c41-b8f3-6d0e9a2c7b15";
+const NANOID = "k3Jd9_Qz7LmP2xWv-R8tY";
+const OTHER = "019f3c88-0b14-7d29-a6e5-3f7c1b9d4e02";
+const json = (o: Record<string, unknown>) => ({ n: 1, text: JSON.stringify(o), json: o });
+const taken = (verdicts: Verdict[]) => verdicts.flatMap((v) => (v.kind === "taken" ? [[v.rule, v.id, v.state]] : []));
+
+describe("omp session folder", () => {
+  it("is one folder per working folder under ~/.omp/agent/sessionpin, outside omp's own sessions root", () => {
+    expect(ompSessionDir({ home: "/home/coder", cwd: "/home/coder/project" })).toBe("/home/coder/.omp/agent/sessionpin/--home-coder-project--");
+    expect(ompSessionDir({ home: "/h", cwd: "/srv/a:b/c" })).toBe("/h/.omp/agent/sessionpin/--srv-a-b-c--");
+    expect(omp.store?.where({ home: "/h", cwd: "/w/p", env: {} }, new Date())).toEqual([{ dir: "/h/.omp/agent/sessionpin/--w-p--", depth: 0 }]);
+  });
+});
+
+describe("omp argv", () => {
+  let dir: string;
+  beforeEach(() => {
+    vi.stubEnv("HOME", "/home/coder");
+    dir = ompSessionDir({ home: "/home/coder", cwd: process.cwd() });
+  });
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("gives a cold start its own --session-dir, first, and the prompt as omp's positional message", () => {
+    expect(omp.coldArgs(["--model", "sonnet"], "do it")).toEqual({ args: ["--session-dir", dir, "--model", "sonnet", "do it"], promptVia: "argv" });
+    expect(omp.coldArgs(["--mode", "json"], "-v is broken")).toEqual({ args: ["--session-dir", dir, "--mode", "json", "--", "-v is broken"], promptVia: "argv" });
+    expect(omp.coldArgs(["own task", "@notes.md"], "do it")).toEqual({ args: ["--session-dir", dir, "own task", "@notes.md"], promptVia: "none" });
+    expect(omp.coldArgs(["-c", "--model", "sonnet"], undefined)).toEqual({ args: ["--session-dir", dir, "--model", "sonnet"], promptVia: "pty" });
+    // A folder the user chose stands.
+    expect(omp.coldArgs(["--session-dir", "/mine"], undefined)).toEqual({ args: ["--session-dir", "/mine"], promptVia: "pty" });
+  });
+
+  it("resumes with --session-dir <dir> --session <id>, without prompt, @files or other session picks", () => {
+    expect(omp.warmArgs(["--model", "sonnet", "fix the bug", "@src/a.ts"], ID)).toEqual(["--model", "sonnet", "--session-dir", dir, "--session", ID]);
+    expect(omp.warmArgs(["-c", "--mode", "json", "--", "-x"], ID)).toEqual(["--mode", "json", "--session-dir", dir, "--session", ID]);
+    expect(omp.warmArgs(["--session-dir", "/mine", "--thinking", "high"], NANOID)).toEqual(["--thinking", "high", "--session-dir", "/mine", "--session", NANOID]);
+    // A value that looks like a message stays with its option.
+    expect(omp.warmArgs(["--system-prompt", "be brief", "-p"], ID)).toEqual(["--system-prompt", "be brief", "-p", "--session-dir", dir, "--session", ID]);
+  });
+
+  it("runs subcommands, protocol modes and commands that pick their own session transparently", () => {
+    for (const args of [["commit"], ["config", "list"], ["--model", "x", "stats"], ["--mode", "rpc"], ["--no-session"], ["--resume"], ["-r", "abc"], ["--session", ID], ["--fork", ID], ["--help"], ["q", "weather"]]) {
+      expect(omp.passthrough?.(args), args.join(" ")).toMatch(/./);
+    }
+    for (const args of [[], ["fix the bug"], ["launch", "fix it"], ["--mode", "json", "go"], ["--model", "commit"], ["-c"]]) {
+      expect(omp.passthrough?.(args), args.join(" ")).toBeUndefined();
+    }
+  });
+});
+
+describe("omp rules", () => {
+  it("takes the id of the json-mode session header only, provisional", () => {
+    expect(taken(judgeLine(omp, json({ type: "session", version: 3, id: ID, timestamp: "t", cwd: "/w", parentSession: OTHER })))).toEqual([["session-header", ID, "provisional"]]);
+    expect(taken(judgeLine(omp, json({ type: "session", version: 2, id: NANOID, cwd: "/w" })))).toEqual([["session-header", NANOID, "provisional"]]);
+    expect(judgeLine(omp, json({ type: "message", id: "a1b2c3d4", parentId: null, sessionId: OTHER }))).toEqual([]);
+    expect(judgeLine(omp, { n: 1, text: `session ${ID}` })).toEqual([]);
+  });
+
+  it("refuses IDs omp could not be given: a leading '-' would make `--session` open the picker", () => {
+    for (const bad of [`-${NANOID.slice(1)}`, NANOID.slice(1), `${NANOID}a`, ID.toUpperCase(), "found", "management", `${ID}-0`]) {
+      expect(omp.grammar.test(bad), bad).toBe(false);
+    }
+  });
+
+  it("knows the rejection text for --session/--resume/--fork", () => {
+    expect(matchesAny(omp.rejected, `Session "${ID}" not found.`)).toBe(true);
+    expect(matchesAny(omp.rejected, "Session not found")).toBe(false);
+  });
+
+  it("files sessions as <timestamp>_<id>.jsonl with a header of this folder", () => {
+    const store = omp.store!;
+    expect(store.name.exec(`2026-11-22T22-10-31-056Z_${ID}.jsonl`)?.groups?.["id"]).toBe(ID);
+    expect(store.name.exec(`2026-11-22T22-10-31-056Z_${NANOID}.jsonl`)?.groups?.["id"]).toBe(NANOID);
+    expect(store.name.exec(`2026-11-22T22-10-31-056Z_${ID}`)).toBeNull();
+    const context = { home: "/h", cwd: "/w", env: {} };
+    expect(store.belongs?.(JSON.stringify({ type: "session", version: 3, id: ID, cwd: "/w" }), context)).toBe(true);
+    expect(store.belongs?.(JSON.stringify({ type: "session", version: 3, id: ID, cwd: "/x" }), context)).toBe(false);
+    expect(store.belongs?.("not json", context)).toBe(false);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { Extractor } from "../../src/agents/extract.js";
+import { judgeLine, matchesAny, type Verdict } from "../../src/agents/match.js";
+import { opencode } from "../../src/agents/opencode.js";
+
+const ID = "ses_494719016ffe85dkDMj0FPRbHK";
+const OTHER = "ses_dfab83f79ffeEgcpiX9CN4mzV7";
+const text = (t: string) => ({ n: 1, text: t });
+const json = (o: Record<string, unknown>) => ({ n: 1, text: JSON.stringify(o), json: o });
+const taken = (verdicts: Verdict[]) => verdicts.flatMap((v) => (v.kind === "taken" ? [[v.rule, v.id, v.state]] : []));
+
+describe("opencode argv", () => {
+  it("resumes the TUI with -s <id>, keeping the project folder and dropping --prompt and other session picks", () => {
+    expect(opencode.warmArgs(["--prompt", "fix the bug", "-m", "anthropic/claude"], ID)).toEqual(["-m", "anthropic/claude", "-s", ID]);
+    expect(opencode.warmArgs(["../app", "--prompt=fix it", "-c", "--fork"], ID)).toEqual(["../app", "-s", ID]);
+    expect(opencode.warmArgs(["--agent", "plan", "--session", OTHER], ID)).toEqual(["--agent", "plan", "-s", ID]);
+  });
+
+  it("resumes run mode with `run [opts] -s <id>`, the message and its attachments dropped", () => {
+    expect(opencode.warmArgs(["run", "--format", "json", "fix", "the", "bug"], ID)).toEqual(["run", "--format", "json", "-s", ID]);
+    expect(opencode.warmArgs(["run", "-f", "a.ts", "--command", "review", "--title", "x", "--", "-v flag"], ID)).toEqual(["run", "--title", "x", "-s", ID]);
+    // An option's value is never taken for the message.
+    expect(opencode.warmArgs(["run", "--agent", "run", "-m", "p/m", "go"], ID)).toEqual(["run", "--agent", "run", "-m", "p/m", "-s", ID]);
+  });
+
+  it("passes the cold prompt as the TUI's --prompt or run's message, unless the command has one", () => {
+    expect(opencode.coldArgs(["-m", "p/m"], "do it")).toEqual({ args: ["-m", "p/m", "--prompt", "do it"], promptVia: "argv" });
+    expect(opencode.coldArgs([], "-v is broken")).toEqual({ args: ["--prompt=-v is broken"], promptVia: "argv" });
+    expect(opencode.coldArgs(["run", "--format", "json"], "do it")).toEqual({ args: ["run", "--format", "json", "do it"], promptVia: "argv" });
+    expect(opencode.coldArgs(["run", "own"], "do it")).toEqual({ args: ["run", "own"], promptVia: "none" });
+    expect(opencode.coldArgs(["--prompt", "own"], "do it")).toEqual({ args: ["--prompt", "own"], promptVia: "none" });
+  });
+
+  it("runs subcommands and commands that name their own session transparently", () => {
+    for (const args of [["serve"], ["session", "list"], ["export", ID], ["auth", "login"], ["-s", OTHER], ["run", "--session", OTHER, "hi"], ["--version"], ["run", "-h"]]) {
+      expect(opencode.passthrough?.(args), args.join(" ")).toMatch(/./);
+    }
+    for (const args of [[], ["run", "hi"], ["../app"], ["-c"], ["--agent", "serve"]]) expect(opencode.passthrough?.(args), args.join(" ")).toBeUndefined();
+  });
+});
+
+describe("opencode rules", () => {
+  it("takes the top-level sessionID of run's events: provisional until a step finished", () => {
+    const part = { sessionID: OTHER, type: "step-start" };
+    expect(taken(judgeLine(opencode, json({ type: "step_start", sessionID: ID, part })))).toEqual([["step-start", ID, "provisional"]]);
+    expect(taken(judgeLine(opencode, json({ type: "tool_use", sessionID: ID, part })))).toEqual([["event", ID, "provisional"]]);
+    expect(taken(judgeLine(opencode, json({ type: "step_finish", sessionID: ID, part: { reason: "stop" } })))).toEqual([["step-finish", ID, "confirmed"]]);
+    expect(judgeLine(opencode, json({ type: "session.updated", sessionID: OTHER }))).toEqual([]);
+  });
+
+  it("reads the exit screen's Continue row, not the title or message text", () => {
+    expect(taken(judgeLine(opencode, text(`  Continue  opencode -s ${ID}`)))).toEqual([["exit-hint", ID, "confirmed"]]);
+    expect(judgeLine(opencode, text(`  Session   Compare ${OTHER} with opencode -s ${OTHER}`))).toEqual([]);
+    expect(judgeLine(opencode, text(`try opencode -s ${OTHER}`))).toEqual([]);
+  });
+
+  it("matches the grammar exactly, and words are never IDs", () => {
+    const extractor = new Extractor(opencode);
+    for (const bad of ["found", "management", ID.toUpperCase(), ID.slice(0, -1), "msg_20546b992001QYKfDalsFfMFyO", "ses_1C7E2A9B4F0DQk3Rm8TzVx2LpN"]) {
+      expect(opencode.grammar.test(bad), bad).toBe(false);
+      expect(taken(extractor.line(text(`  Continue  opencode -s ${bad}`)).verdicts), bad).toEqual([]);
+    }
+    expect(extractor.tracker.current).toBeUndefined();
+    expect(opencode.grammar.test(ID)).toBe(true);
+    expect(opencode.grammar.test(`${ID}x`)).toBe(false);
+    // No delimiter is required after the ID (screen text can be glued on): it is matched by length.
+    expect(taken(judgeLine(opencode, text(`  Continue  opencode -s ${ID}Ctrl+C`)))).toEqual([["exit-hint", ID, "confirmed"]]);
+  });
+
+  it("knows the rejection texts, and that a missing message says nothing about the ID", () => {
+    expect(matchesAny(opencode.rejected, "Error: Session not found")).toBe(true);
+    expect(matchesAny(opencode.rejected, `Error: Session not found: ${ID}`)).toBe(true);
+    expect(matchesAny(opencode.transient, "Error: You must provide a message or a command")).toBe(true);
+    expect(matchesAny(opencode.rejected, "Error: You must provide a message or a command")).toBe(false);
+  });
+});

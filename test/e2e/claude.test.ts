@@ -1,0 +1,167 @@
+/**
+ * End to end through real PTYs: `sessionpin run -- claude …` against the fake Claude Code on PATH
+ * (fixtures/agents/claude), at agentapi's 67x1190. Cold starts name the session with --session-id
+ * and the transcript confirms it; warm starts resume with --resume and no prompt; a rejected ID
+ * falls back; a fork on resume moves the pointer.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
+import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const PROMPT = "Fix the failing build, then run the tests.";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const events = (sb: Sandbox, kind?: string): FakeEvent[] => sb.fakeEvents("claude", kind);
+const starts = (sb: Sandbox): string[][] => events(sb, "start").map((e) => e.argv);
+const messages = (sb: Sandbox): Array<[string | undefined, string | undefined]> => events(sb, "message").map((e) => [e.session, e.text]);
+const transcript = (sb: Sandbox, id: string): string => join(sb.home, ".claude", "projects", cwdOf(sb).replace(/[^A-Za-z0-9]/g, "-"), `${id}.jsonl`);
+
+/** A cold interactive start with the prompt, ended with Ctrl-C once answered; returns the pinned ID. */
+async function coldStart(sb: Sandbox, command: string[] = ["claude", "--model", "sonnet"]): Promise<string> {
+  const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+  await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+  await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the confirmed pointer");
+  driver.write("\x03");
+  expect((await exitOf(driver)).exitCode).toBe(0);
+  return String(sb.readPointer()["id"]);
+}
+
+describe("claude cold start", () => {
+  it("names the session with --session-id, pins it while Claude runs, and confirms it by the transcript", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["claude", "--model", "sonnet"])));
+    await waitUntil(() => pointerExists(sb) && events(sb, "start").length > 0, "the pointer and Claude's start");
+    expect(await hasExited(driver)).toBe(false);
+
+    const [argv] = starts(sb);
+    const id = String(argv?.[1]);
+    expect(id).toMatch(UUID);
+    expect(argv).toEqual(["--session-id", id, "--model", "sonnet", "--", PROMPT]);
+    // Named up front, so the pointer exists before any turn: provisional until the transcript does.
+    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the transcript to confirm the ID");
+    expect(existsSync(transcript(sb, id))).toBe(true);
+    expect(sb.readPointer()).toMatchObject({ agent: "claude", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "transcript" }, history: [] });
+    expect(messages(sb)).toEqual([[id, PROMPT]]);
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).toContain(`claude --resume ${id}`);
+    const log = sb.readLog();
+    expect(log).toContain(`captured provisional ${id} (rule chosen-up-front)`);
+    expect(log).toContain(`confirmed ${id} (rule transcript)`);
+  });
+
+  it("pins a print-mode run from its stream-json result", async () => {
+    const sb = cleanup.sandbox();
+    const command = ["claude", "-p", "--output-format", "stream-json", "--verbose"];
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const id = String(starts(sb)[0]?.[1]);
+    expect(starts(sb)).toEqual([["--session-id", id, "-p", "--output-format", "stream-json", "--verbose", "--", PROMPT]]);
+    expect(driver.text).toContain(`"type":"result","subtype":"success"`);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    expect(sb.readLog()).toMatch(new RegExp(`confirmed ${id} \\(rule (result|transcript)\\)`));
+  });
+});
+
+describe("claude warm start", () => {
+  it("resumes with --resume <id> and other args kept, never sends the prompt again", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(sb);
+
+    const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", PROMPT, "--", "claude", "--model", "sonnet"]);
+    expect(plan.status).toBe(0);
+    expect(JSON.parse(plan.stdout)).toEqual({ mode: "warm", agent: "claude", id, argv: ["claude", "--model", "sonnet", "--resume", id], pointer: sb.pointer });
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["claude", "--model", "sonnet"])));
+    await driver.waitFor(/resumed \(1 messages\)/, WAIT_MS);
+    expect(starts(sb).at(-1)).toEqual(["--model", "sonnet", "--resume", id]);
+    await sleep(1_500);
+    expect(messages(sb)).toEqual([[id, PROMPT]]);
+
+    driver.sendMessage("And now the docs.");
+    await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(messages(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
+  });
+
+  it("follows the fork when --fork-session gives the resumed session a new ID", async () => {
+    const sb = cleanup.sandbox();
+    const command = ["claude", "--fork-session"];
+    const id = await coldStart(sb, command);
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+    await driver.waitFor(/resumed \(1 messages\)/, WAIT_MS);
+    expect(starts(sb).at(-1)).toEqual(["--fork-session", "--resume", id]);
+    // sessions/<pid>.json names the fork while Claude runs; its transcript confirms it.
+    const fork = await waitUntil(() => {
+      const pinned = sb.readPointer()["id"];
+      return pinned !== id ? String(pinned) : undefined;
+    }, "the pointer to follow the fork");
+    expect(fork).toMatch(UUID);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the fork's transcript");
+    driver.sendMessage("Keep going.");
+    await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(messages(sb)).toEqual([[id, PROMPT], [fork, "Keep going."]]);
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ id: fork, state: "confirmed" });
+    expect((pointer["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([id]);
+    expect(sb.readLog()).toContain(`claude now reports ${fork} instead of ${id}: pointer follows, old ID kept in history`);
+  });
+
+  it("keeps the pointer when a resumed print-mode run has no prompt to send", async () => {
+    const sb = cleanup.sandbox();
+    const command = ["claude", "-p", "--output-format", "stream-json", "--verbose"];
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const before = sb.readPointer();
+
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+    expect((await exitOf(warm)).exitCode).toBe(1);
+    expect(starts(sb).at(-1)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--resume", before["id"]]);
+    expect(warm.text).toContain("Provide a prompt to continue the conversation");
+    expect(sb.readPointer()).toEqual(before);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(messages(sb)).toEqual([[before["id"], PROMPT]]);
+  });
+});
+
+describe("claude rejected ID", () => {
+  it("sets the pointer aside and starts a fresh, named session with the prompt", async () => {
+    const sb = cleanup.sandbox();
+    const old = writePointerByHand(sb, { agent: "claude", id: "5a1e7c3d-9b2f-4e68-a4d0-c8f1b3e7a925", source: { rule: "result" } });
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["claude", "--model", "sonnet"])));
+    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    expect(driver.text).toContain(`No conversation found with session ID: ${old["id"]}`);
+
+    const [first, second] = starts(sb);
+    expect(first).toEqual(["--model", "sonnet", "--resume", old["id"]]);
+    const fresh = String(second?.[1]);
+    expect(fresh).toMatch(UUID);
+    expect(second).toEqual(["--session-id", fresh, "--model", "sonnet", "--", PROMPT]);
+    expect(messages(sb)).toEqual([[fresh, PROMPT]]);
+
+    const aside = sb.asideFiles("rejected");
+    expect(aside).toHaveLength(1);
+    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the fresh session's transcript");
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ agent: "claude", id: fresh });
+    expect((pointer["history"] as Array<{ id: string; reason: string }>).map((h) => [h.id, /rejected/.test(h.reason)])).toEqual([[old["id"], true]]);
+    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${old["id"]} rejected: .*No conversation found`));
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * End to end through real PTYs: `sessionpin run -- codex …` against the fake Codex CLI on PATH
+ * (fixtures/agents/codex), at agentapi's 67x1190. Cold starts pin thread.started's ID and the rollout
+ * confirms it, warm starts resume with `resume <id>` and no prompt, a rejected ID falls back, a
+ * missing exec prompt keeps the pointer, and a forked thread is followed with the old ID in history.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const PROMPT = "Fix the failing build, then run the tests.";
+
+const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("codex", event);
+const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
+const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
+const history = (sb: Sandbox): Array<{ id: string; reason: string }> => sb.readPointer()["history"] as Array<{ id: string; reason: string }>;
+
+/** A cold interactive start with the prompt, ended with Ctrl-C once answered; the pinned ID. */
+async function coldTui(sb: Sandbox): Promise<string> {
+  const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
+  await driver.waitFor(/Codex: noted \(1 messages in this thread\)/, WAIT_MS);
+  await waitUntil(() => pointerExists(sb) && sb.readPointer()["state"] === "confirmed", "the rollout's confirmation");
+  driver.write("\x03");
+  expect((await exitOf(driver)).exitCode).toBe(0);
+  return String(sb.readPointer()["id"]);
+}
+
+describe("codex exec, cold", () => {
+  it("pins thread.started's ID while Codex runs, the rollout confirms it, the prompt goes in argv once", async () => {
+    const sb = cleanup.sandbox({ FAKE_CODEX_TURN_MS: "2000" });
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
+
+    await waitUntil(() => pointerExists(sb), "the pointer file");
+    expect(await hasExited(driver)).toBe(false);
+    const id = String(fakeEvents(sb, "thread")[0]?.id);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(sb.readPointer()).toMatchObject({ version: 1, agent: "codex", id, cwd: cwdOf(sb), history: [] });
+    // The rollout lands when the turn starts: the store confirms before the turn is over.
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "confirmation from the rollout");
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "rollout" } });
+    expect(await hasExited(driver)).toBe(false);
+
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).toContain('"type":"turn.completed"');
+    expect(starts(sb)).toEqual([["exec", "--json", PROMPT]]);
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${id} \\(rule thread-started, line 1\\)[^]*confirmed ${id} \\(rule rollout\\)`));
+  });
+
+  it("pins the stderr banner's session id when --json is not given", async () => {
+    const id = randomUUID();
+    const sb = cleanup.sandbox({ FAKE_CODEX_NEXT_ID: id, FAKE_CODEX_TURN_MS: "300" });
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--skip-git-repo-check"])));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).toContain(`session id: ${id}`);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    expect(sb.readLog()).toContain(`captured provisional ${id} (rule session-banner`);
+  });
+});
+
+describe("codex warm start", () => {
+  it("exec: runs `codex exec --json resume <id>` without the prompt; Codex's missing-prompt refusal keeps the pointer", async () => {
+    const sb = cleanup.sandbox({ FAKE_CODEX_TURN_MS: "200" });
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const before = sb.readPointer();
+    const id = String(before["id"]);
+
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
+    expect((await exitOf(warm)).exitCode).toBe(1);
+    expect(starts(sb)).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id]]);
+    expect(warm.text).toContain("No prompt provided");
+    // Not a rejection: the pointer stays as it was, nothing is set aside, no fresh thread is made.
+    expect(sb.readPointer()).toEqual(before);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(fakeEvents(sb, "thread")).toHaveLength(1);
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
+    expect(sb.readLog()).not.toMatch(/rejected/);
+  });
+
+  it("interactive: resumes with `codex -m o3 resume <id>`, never types the prompt again, passes messages through", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldTui(sb);
+    expect(starts(sb)).toEqual([["-m", "o3", PROMPT]]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "rollout" } });
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
+    await driver.waitFor(/Resumed thread \(1 messages\)/, WAIT_MS);
+    expect(starts(sb)[1]).toEqual(["-m", "o3", "resume", id]);
+    await sleep(1_500);
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+
+    driver.sendMessage("And now the docs.");
+    await driver.waitFor(/Codex: noted \(2 messages in this thread\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).toContain(`To continue this session, run codex resume ${id}`);
+    expect(said(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+  });
+});
+
+describe("codex rejected ID", () => {
+  it("sets the pointer aside and starts a fresh thread with the prompt, the old ID in history", async () => {
+    const sb = cleanup.sandbox();
+    const stale = randomUUID();
+    const old = writePointerByHand(sb, { agent: "codex", id: stale, source: { rule: "rollout" } });
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
+    await driver.waitFor(/Codex: noted \(1 messages in this thread\)/, WAIT_MS);
+    expect(driver.text).toContain(`ERROR: No saved session found with ID ${stale}.`);
+    expect(starts(sb)).toEqual([["-m", "o3", "resume", stale], ["-m", "o3", PROMPT]]);
+
+    await waitUntil(() => pointerExists(sb) && sb.readPointer()["id"] !== stale, "the new thread's pointer");
+    const id = String(sb.readPointer()["id"]);
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+    const aside = sb.asideFiles("rejected");
+    expect(aside).toHaveLength(1);
+    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
+    expect(history(sb).map((h) => h.id)).toEqual([stale]);
+    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${stale} rejected: .*No saved session found`));
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+  });
+});
+
+describe("codex switches thread after a warm start", () => {
+  it("follows a forked thread (/fork, /status, exit hint): the pointer moves, the old ID stays in history", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldTui(sb);
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["codex", "-m", "o3"])));
+    await driver.waitFor(/Resumed thread \(1 messages\)/, WAIT_MS);
+    driver.sendMessage("/fork");
+    await driver.waitFor(/Forked into a new thread/, WAIT_MS);
+    driver.sendMessage("/status");
+    await driver.waitFor(/Forked from: +[0-9a-f-]{36}/, WAIT_MS);
+    const forked = /Session: +([0-9a-f-]{36})/.exec(driver.text.slice(driver.text.lastIndexOf("Forked into")))?.[1];
+    expect(forked).toBeDefined();
+    expect(forked).not.toBe(id);
+    // The pointer follows while Codex still runs; the parent named by `Forked from:` is never taken.
+    await waitUntil(() => sb.readPointer()["id"] === forked, "the pointer to follow the fork");
+    driver.sendMessage("Continue on the fork.");
+    await driver.waitFor(/Codex: noted \(2 messages in this thread\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+
+    expect(driver.text).toContain(`To continue this session, run codex resume ${forked}`);
+    expect(sb.readPointer()).toMatchObject({ id: forked, state: "confirmed" });
+    expect(history(sb)).toEqual([expect.objectContaining({ id, reason: `codex switched to ${forked}` })]);
+    expect(sb.readLog()).toContain(`codex now reports ${forked} instead of ${id}: pointer follows, old ID kept in history`);
+    expect(said(sb)).toEqual([[id, PROMPT], [forked, "Continue on the fork."]]);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * End to end through real PTYs: `sessionpin run -- copilot …` against the fake Copilot CLI on PATH
+ * (fixtures/agents/copilot), at agentapi's 67x1190. Cold start names the session up front and pins
+ * it while the agent runs, warm start resumes with `--resume=<id>` and no prompt, a silent new
+ * session is followed (old ID in history), and Copilot 1.0.49+'s refusal falls back.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
+import {
+  Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand,
+} from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const PROMPT = "Fix the failing build, then run the tests.";
+const FOLLOW_UP = "And now the docs.";
+
+const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("copilot", event);
+
+const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
+const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
+
+function copilotPointer(sb: Sandbox, id: string): void {
+  writePointerByHand(sb, { agent: "copilot", id, source: { rule: "session-state" } });
+}
+
+/** A cold interactive start with the prompt, ended with Ctrl-C once it was answered; the pinned ID. */
+async function coldStart(sb: Sandbox, command: readonly string[]): Promise<string> {
+  const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+  await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
+  driver.write("\x03");
+  expect((await exitOf(driver)).exitCode).toBe(0);
+  return String(sb.readPointer()["id"]);
+}
+
+describe("copilot cold start", () => {
+  it("names the session with --session-id, pins it while Copilot runs, confirms it from session-state, types the prompt once", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot", "--model", "gpt-5"])));
+
+    await waitUntil(() => starts(sb).length === 1 && pointerExists(sb), "the agent's start and the pointer file");
+    const argv = starts(sb)[0] ?? [];
+    const id = String(argv[2]).replace("--session-id=", "");
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(argv).toEqual(["--model", "gpt-5", `--session-id=${id}`]);
+    expect(sb.readPointer()).toMatchObject({ version: 1, agent: "copilot", id, cwd: cwdOf(sb), history: [] });
+
+    // The fake writes session-state/<id>/events.jsonl at start: the store confirms while it runs.
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "confirmation from session-state");
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "session-state" } });
+    expect(await hasExited(driver)).toBe(false);
+
+    await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
+    await sleep(1_000);
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    // The exit hint names the same session: nothing changes.
+    expect(driver.text).toContain(`copilot --resume=${id}`);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    const log = sb.readLog();
+    expect(log).toContain(`captured provisional ${id} (rule chosen-up-front)`);
+    expect(log).toContain(`confirmed ${id} (rule session-state)`);
+    expect(log).not.toContain("instead of");
+  });
+
+  it("pins a -p --output-format json run from its own stream and plans its warm start without -p", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"])));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const id = String(starts(sb)[0]?.at(-1)).replace("--session-id=", "");
+    expect(driver.text).toContain(`{"type":"session.start","data":{"sessionId":"${id}"`);
+    expect(sb.readPointer()).toMatchObject({ agent: "copilot", id, state: "confirmed" });
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+
+    const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"]);
+    expect(plan.status).toBe(0);
+    expect(JSON.parse(plan.stdout)).toMatchObject({
+      mode: "warm", agent: "copilot", id, argv: ["copilot", "--output-format", "json", "--allow-all-tools", `--resume=${id}`],
+    });
+  });
+});
+
+describe("copilot warm start", () => {
+  it("resumes with --resume=<id>, never re-sends the prompt, and passes messages through", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(sb, ["copilot", "--model", "gpt-5"]);
+    const capturedAt = sb.readPointer()["capturedAt"];
+    const before = starts(sb).length;
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot", "--model", "gpt-5"])));
+    await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
+    expect(starts(sb).slice(before)).toEqual([["--model", "gpt-5", `--resume=${id}`]]);
+    // Well past the quiet period: no prompt may be typed on a warm start.
+    await sleep(2_000);
+    expect(said(sb)).toEqual([[id, PROMPT]]);
+
+    driver.sendMessage(FOLLOW_UP);
+    await driver.waitFor(/Copilot: noted \(2 messages in this session\)/, WAIT_MS);
+    expect(said(sb)).toEqual([[id, PROMPT], [id, FOLLOW_UP]]);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", capturedAt, history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
+  });
+});
+
+describe("copilot silent new session", () => {
+  it("detects that Copilot opened a new session for an unknown ID: the pointer follows it, the old ID stays in history", async () => {
+    const oldId = randomUUID();
+    const newId = randomUUID();
+    const sb = cleanup.sandbox({ FAKE_COPILOT_NEXT_ID: newId });
+    copilotPointer(sb, oldId);
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot"])));
+    await driver.waitFor(/New session/, WAIT_MS);
+    expect(starts(sb)).toEqual([[`--resume=${oldId}`]]);
+    expect(fakeEvents(sb, "session")).toMatchObject([{ id: newId, resumed: false }]);
+    // Nothing said so far names another session: the pointer still holds the stored ID.
+    expect(sb.readPointer()).toMatchObject({ id: oldId, history: [] });
+    await sleep(1_500);
+    expect(said(sb)).toEqual([]);
+
+    driver.sendMessage(FOLLOW_UP);
+    await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ agent: "copilot", id: newId, state: "confirmed" });
+    expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: `copilot switched to ${newId}` })]);
+    expect(sb.readLog()).toContain(`copilot now reports ${newId} instead of ${oldId}: pointer follows, old ID kept in history`);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(said(sb)).toEqual([[newId, FOLLOW_UP]]);
+  });
+});
+
+describe("copilot rejected ID", () => {
+  it("falls back when Copilot 1.0.49+ refuses the ID: pointer set aside, fresh session with the prompt, old ID in history", async () => {
+    const oldId = randomUUID();
+    const sb = cleanup.sandbox({ FAKE_COPILOT_STRICT: "1" });
+    copilotPointer(sb, oldId);
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot", "--model", "gpt-5"])));
+    await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
+    expect(driver.text).toContain(`Error: No session, task, or name matched '${oldId}'.`);
+
+    const [refused, fresh] = starts(sb);
+    expect(refused).toEqual(["--model", "gpt-5", `--resume=${oldId}`]);
+    const newId = String(fresh?.[2]).replace("--session-id=", "");
+    expect(fresh).toEqual(["--model", "gpt-5", `--session-id=${newId}`]);
+    expect(newId).not.toBe(oldId);
+    expect(fakeEvents(sb, "exit")[0]).toMatchObject({ code: 1 });
+    expect(said(sb)).toEqual([[newId, PROMPT]]);
+
+    const aside = sb.asideFiles("rejected");
+    expect(aside).toHaveLength(1);
+    expect(readBeside(sb, aside[0] as string)).toContain(oldId);
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ id: newId });
+    expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: expect.stringMatching(/^rejected: /) })]);
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${oldId} rejected: .*No session, task, or name matched`));
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * End to end through real PTYs: `sessionpin run -- gemini …` against the fake Gemini CLI on PATH
+ * (fixtures/agents/gemini), at agentapi's 67x1190. Cold starts name the session with --session-id,
+ * warm starts resume it with --resume and no prompt, a refused ID falls back to a fresh session.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { captureAll } from "../../src/capture/pipeline.js";
+import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const PROMPT = "Fix the failing build, then run the tests.";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const events = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("gemini", event);
+const starts = (sb: Sandbox): string[][] => events(sb, "start").map((e) => e.argv);
+const messages = (sb: Sandbox): Array<[string | undefined, string | undefined]> => events(sb, "message").map((e) => [e.session, e.text]);
+
+/** A cold start with the prompt, ended with Ctrl-C once Gemini answered; the pinned ID. */
+async function coldStart(sb: Sandbox, command: readonly string[]): Promise<string> {
+  const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+  await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+  driver.write("\x03");
+  expect((await exitOf(driver)).exitCode).toBe(0);
+  return String(sb.readPointer()["id"]);
+}
+
+describe("gemini cold start", () => {
+  it("pins the ID it chose with --session-id while Gemini runs, types the prompt once, confirms from the chats store", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
+    await waitUntil(() => pointerExists(sb), "the pointer file");
+    expect(await hasExited(driver)).toBe(false);
+    const id = String(sb.readPointer()["id"]);
+    expect(id).toMatch(UUID);
+    expect(sb.readPointer()).toMatchObject({ agent: "gemini", cwd: cwdOf(sb), history: [] });
+    await waitUntil(() => starts(sb).length > 0, "gemini's start");
+    expect(starts(sb)).toEqual([["-m", "flash", "--session-id", id]]);
+
+    // Gemini writes chats/session-<time>-<id8>.jsonl: the store confirms the chosen ID.
+    const confirmed = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? sb.readPointer() : undefined), "a confirmed pointer");
+    expect(confirmed).toMatchObject({ id, source: { rule: "chats" } });
+    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    await sleep(800);
+    expect(messages(sb)).toEqual([[id, PROMPT]]);
+
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).toMatch(new RegExp(`To resume this session: gemini --resume +│\n│  ${id} +│`));
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    expect(sb.readLog()).toContain(`captured provisional ${id} (rule chosen-up-front)`);
+  });
+
+  it("at 67 columns, pins a session the user named with --session-id from the wrapped exit box", async () => {
+    const sb = cleanup.sandbox();
+    const own = randomUUID();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "--session-id", own])));
+    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    // Nothing to choose and nothing printed yet: the chats file holds only 8 characters of the ID.
+    expect(pointerExists(sb)).toBe(false);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(starts(sb)).toEqual([["--session-id", own]]);
+    // The Session ID row breaks inside the UUID at 67 columns; the two rows are read as one.
+    expect(driver.text).toContain(`${"Session ID:".padEnd(28)}${own.slice(0, 33)}  │\n│${" ".repeat(30)}${own.slice(33)} `);
+    const logged = new RegExp(`captured provisional ${own} \\(rule exit-box, line (\\d+)\\)`).exec(sb.readLog());
+    // The capture came from the row holding the UUID's last characters, not from the resume hint below.
+    const rows = await captureAll([driver.output]);
+    expect(rows.find((row) => row.n === Number(logged?.[1]))?.text).toMatch(new RegExp(`^│ +${own.slice(33)} +│$`));
+    expect(sb.readPointer()).toMatchObject({ agent: "gemini", id: own, state: "confirmed", source: { rule: "chats" } });
+  });
+});
+
+describe("gemini warm start", () => {
+  it("resumes with --resume <id>, keeps the other flags, never re-sends the prompt, passes input through", async () => {
+    const sb = cleanup.sandbox();
+    const id = await coldStart(sb, ["gemini", "-m", "flash"]);
+    const capturedAt = sb.readPointer()["capturedAt"];
+
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
+    await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
+    expect(starts(sb)).toEqual([["-m", "flash", "--session-id", id], ["-m", "flash", "--resume", id]]);
+    await sleep(1_500);
+    expect(messages(sb)).toEqual([[id, PROMPT]]);
+
+    driver.sendMessage("And now the docs.");
+    await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(messages(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", capturedAt, history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
+  });
+
+  it("drops Gemini's own -i prompt on the warm start", async () => {
+    const sb = cleanup.sandbox();
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-i", PROMPT, "--approval-mode", "yolo"])));
+    await cold.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    cold.write("\x03");
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const id = String(sb.readPointer()["id"]);
+
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-i", PROMPT, "--approval-mode", "yolo"])));
+    await warm.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
+    warm.write("\x03");
+    expect((await exitOf(warm)).exitCode).toBe(0);
+    expect(starts(sb)).toEqual([["-i", PROMPT, "--approval-mode", "yolo", "--session-id", id], ["--approval-mode", "yolo", "--resume", id]]);
+    expect(messages(sb)).toEqual([[id, PROMPT]]);
+  });
+});
+
+describe("gemini rejected ID", () => {
+  it("sets the pointer aside, starts a fresh session with the prompt in the same run, keeps the old ID in history", async () => {
+    const sb = cleanup.sandbox();
+    const old = writePointerByHand(sb, { agent: "gemini", id: randomUUID(), source: { rule: "init" } });
+    const oldId = String(old["id"]);
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
+    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    expect(driver.text).toContain(`Error resuming session: Invalid session identifier "${oldId}".`);
+
+    const [refused, fresh] = starts(sb);
+    expect(refused).toEqual(["-m", "flash", "--resume", oldId]);
+    const newId = String(fresh?.at(-1));
+    expect(fresh).toEqual(["-m", "flash", "--session-id", newId]);
+    expect(newId).toMatch(UUID);
+    expect(newId).not.toBe(oldId);
+    expect(messages(sb)).toEqual([[newId, PROMPT]]);
+
+    const aside = sb.asideFiles("rejected");
+    expect(aside).toHaveLength(1);
+    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ agent: "gemini", id: newId });
+    expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: expect.stringMatching(/rejected/) })]);
+    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${oldId} rejected: gemini printed .*Invalid session identifier`));
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+  });
+
+  it("a session that never took a turn is refused on resume (Gemini lists only sessions with messages) and falls back", async () => {
+    const sb = cleanup.sandbox();
+    const first = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini"])));
+    await first.waitFor(/New session/, WAIT_MS);
+    const id = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the store's confirmation");
+    first.write("\x03");
+    expect((await exitOf(first)).exitCode).toBe(0);
+
+    const second = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini"])));
+    await second.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    second.write("\x03");
+    expect((await exitOf(second)).exitCode).toBe(0);
+    expect(starts(sb).map((argv) => argv.slice(0, 1))).toEqual([["--session-id"], ["--resume"], ["--session-id"]]);
+    expect(starts(sb)[1]).toEqual(["--resume", id]);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
+    expect(sb.readPointer()["id"]).not.toBe(id);
+    expect(messages(sb).map(([, text]) => text)).toEqual([PROMPT]);
+  });
+});

@@ -1,0 +1,82 @@
+import { execFile, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI } from "../helpers/sandbox.js";
+import { Cleanup, exitOf } from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+const exec = promisify(execFile);
+
+describe("run --record / --trace, then replay", () => {
+  it("replays a live recording to the same ID, state and rule the live run pinned", async () => {
+    const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d" });
+    const cast = join(sb.dir, "rec", "run.cast");
+    const trace = join(sb.dir, "rec", "trace.jsonl");
+    const driver = cleanup.driver(sb.sessionpin([
+      "run", "--pointer", sb.pointer, "--record", cast, "--trace", trace, "--prompt", "list the files", "--",
+      "amp", "-x", "--stream-json",
+    ]));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const live = sb.readPointer();
+    expect(live).toMatchObject({ id: "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d", state: "confirmed" });
+
+    const { stdout } = await exec(process.execPath, [CLI, "replay", "--json", cast]);
+    const replayed = JSON.parse(stdout) as Record<string, unknown>;
+    expect(replayed).toMatchObject({ format: "cast", agent: "amp", id: live["id"], state: live["state"], rule: (live["source"] as { rule: string }).rule });
+
+    // The recording is private, and holds exactly what reached the screen.
+    expect(statSync(cast).mode & 0o777).toBe(0o600);
+    expect(statSync(join(sb.dir, "rec")).mode & 0o777).toBe(0o700);
+    const events = readFileSync(cast, "utf8").trimEnd().split("\n").slice(1).map((l) => JSON.parse(l) as [number, string, string]);
+    expect(events.filter((e) => e[1] === "o").map((e) => e[2]).join("")).toBe(driver.output.toString("utf8"));
+    expect(events.some((e) => e[1] === "i")).toBe(false);
+
+    const traced = readFileSync(trace, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(traced).toContainEqual(expect.objectContaining({ plugin: "amp", rule: "result", outcome: "taken", state: "confirmed", value: live["id"] }));
+  });
+});
+
+describe("replay of a transcript larger than its memory cap", () => {
+  it("streams: finds the ID at the end with the heap capped at 64 MB and RSS bounded", async () => {
+    const sb = cleanup.sandbox();
+    const big = join(sb.dir, "big.txt");
+    const id = "T-019f4d5e-6f70-7a8b-9c0d-1e2f3a4b5c6d";
+    const block = Buffer.from(
+      Array.from({ length: 100 }, (_, i) => [
+        JSON.stringify({ type: "assistant", message: { content: [{ type: "text", text: `step ${i} `.repeat(20) }] }, session_id: id }),
+        `\x1b[1;32m  building\x1b[0m module ${i}\x1b[2K\r progress ${i}%`,
+      ].join("\n")).join("\n") + "\n",
+    );
+    const fd = openSync(big, "w");
+    for (let written = 0; written < 160e6; written += block.length) writeSync(fd, block);
+    writeSync(fd, `${JSON.stringify({ type: "result", subtype: "success", session_id: id })}\n`);
+    closeSync(fd);
+
+    const child = spawn(process.execPath, ["--max-old-space-size=64", CLI, "replay", "--json", "--agent", "amp", big]);
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString()));
+    // Peak resident memory, read while the replay runs (VmHWM is gone once it exits).
+    let peakKb = 0;
+    const poll = setInterval(() => {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(safeRead(`/proc/${child.pid}/status`));
+      if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+    }, 20);
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    clearInterval(poll);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ id, state: "confirmed", rule: "result" });
+    expect(peakKb).toBeGreaterThan(0);
+    expect(peakKb / 1024).toBeLessThan(150);
+  }, 120_000);
+});
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}

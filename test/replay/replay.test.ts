@@ -1,0 +1,116 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI, ROOT } from "../helpers/sandbox.js";
+
+const FIXTURES = join(ROOT, "fixtures");
+const exec = promisify(execFile);
+let dir = "";
+afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+const temp = (): string => (dir = mkdtempSync(join(tmpdir(), "sessionpin-replay-")));
+
+/** `sessionpin <args>`: exit code and stdout lines (as JSON when they are). */
+async function cli(args: string[], input?: string): Promise<{ code: number; lines: string[]; json: Array<Record<string, unknown>> }> {
+  const child = exec(process.execPath, [CLI, ...args], { maxBuffer: 64 * 1024 * 1024 });
+  if (input !== undefined) child.child.stdin?.end(input);
+  const done = await child.then((r) => ({ code: 0, stdout: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }));
+  const lines = done.stdout.split("\n").filter(Boolean);
+  return { code: done.code, lines, json: lines.flatMap((l) => (l.startsWith("{") ? [JSON.parse(l) as Record<string, unknown>] : [])) };
+}
+
+const expected = (path: string): Record<string, unknown> => JSON.parse(readFileSync(join(FIXTURES, path, "expected.json"), "utf8"));
+
+describe("replay", () => {
+  it("reads JSONL and raw terminal bytes, guessing the agent, and reports line and byte offset", async () => {
+    const jsonl = await cli(["replay", "--json", join(FIXTURES, "amp/stream-basic/input.jsonl")]);
+    expect(jsonl.code).toBe(0);
+    expect(jsonl.json[0]).toMatchObject({ format: "jsonl", agent: "amp", ...pick(expected("amp/stream-basic")), line: 4 });
+    const raw = await cli(["replay", "--json", join(FIXTURES, "amp/stream-warnings-before-init/input.jsonl")]);
+    expect(raw.json[0]).toMatchObject({ format: "raw", agent: "amp", ...pick(expected("amp/stream-warnings-before-init")) });
+    const bytes = readFileSync(join(FIXTURES, "amp/stream-basic/input.jsonl"));
+    const lastLine = bytes.subarray(0, -1).lastIndexOf(0x0a) + 1;
+    expect(jsonl.json[0]?.["offset"]).toBe(lastLine);
+  });
+
+  it("reads an asciicast, takes the agent from its command and the time from its events", async () => {
+    const cast = join(temp(), "run.cast");
+    const lines = readFileSync(join(FIXTURES, "amp/stream-basic/input.jsonl"), "utf8").split(/(?<=\n)/);
+    writeFileSync(cast, [
+      JSON.stringify({ version: 2, width: 67, height: 1190, command: "amp -x hi --stream-json" }),
+      ...lines.map((line, i) => JSON.stringify([1.5 * (i + 1), "o", line.replace(/\n$/, "\r\n")])),
+    ].join("\n") + "\n");
+    const result = await cli(["replay", "--json", cast]);
+    expect(result.json[0]).toMatchObject({ format: "cast", agent: "amp", ...pick(expected("amp/stream-basic")), time: 1.5 * lines.length });
+  });
+
+  it("reads a cast cut off mid-event (a killed run) up to its last whole event", async () => {
+    const cast = join(temp(), "cut.cast");
+    const lines = readFileSync(join(FIXTURES, "amp/stream-basic/input.jsonl"), "utf8").trimEnd().split("\n");
+    const whole = [JSON.stringify({ version: 2, width: 80, height: 24 }), ...lines.map((l, i) => JSON.stringify([i, "o", `${l}\r\n`]))].join("\n");
+    writeFileSync(cast, whole.slice(0, whole.length - 40));
+    const result = await cli(["replay", "--json", "--agent", "amp", cast]);
+    expect(result.code).toBe(0);
+    expect(result.json[0]).toMatchObject({ id: expected("amp/stream-basic")["id"], state: "provisional", rule: "system-init" });
+  });
+
+  it("reads agentapi's state file, and stdin", async () => {
+    const state = join(FIXTURES, "agentapi-state/acme-exit-hint/state.json");
+    const plugin = join(FIXTURES, "plugins/acme.json");
+    const fromFile = await cli(["replay", "--json", "--plugin", plugin, state]);
+    expect(fromFile.json[0]).toMatchObject({ format: "agentapi-state", agent: "acme", id: "acme-5e1f0c2a", state: "confirmed", rule: "turn", time: 7.3 });
+    const fromStdin = await cli(["replay", "--json", "--plugin", plugin, "-"], readFileSync(state, "utf8"));
+    expect(fromStdin.json[0]).toMatchObject({ file: "-", id: "acme-5e1f0c2a" });
+  });
+
+  it("exits 1 when no ID is found and 2 on a missing file or bad flag", async () => {
+    expect((await cli(["replay", join(FIXTURES, "amp/tui-only/input.txt")])).code).toBe(1);
+    expect((await cli(["replay", join(temp(), "missing.cast")])).code).toBe(2);
+    expect((await cli(["replay", "--format", "mp4", "x"])).code).toBe(2);
+  });
+});
+
+describe("explain", () => {
+  const reasons = async (args: string[]): Promise<Array<Record<string, unknown>>> => (await cli(["explain", "--json", ...args])).json;
+
+  it("shows grammar mismatches, look-alike fields and the taken ID", async () => {
+    const bad = await reasons(["--agent", "amp", join(FIXTURES, "amp/bad-grammar/input.jsonl")]);
+    // Every session_id of the fixture is refused: shell metacharacters, a leading dash, wrong case…
+    const sessionIds = readFileSync(join(FIXTURES, "amp/bad-grammar/input.jsonl"), "utf8").split("\n").filter(Boolean)
+      .map((line) => (JSON.parse(line) as { session_id: unknown }).session_id);
+    const refused = bad.filter((e) => e["reason"] === "grammar mismatch" || e["reason"] === "not a string").map((e) => e["value"]);
+    expect(refused).toEqual(sessionIds.map((id) => (typeof id === "string" ? id : JSON.stringify(id))));
+    expect(refused).toContain("T-019f5bde-8d0b-781f-8415-6f90b0c4bdbf; rm -rf ~");
+    expect(bad.some((e) => e["outcome"] === "taken")).toBe(false);
+    const look = await reasons(["--agent", "amp", join(FIXTURES, "amp/lookalikes/input.jsonl")]);
+    expect(look).toContainEqual(expect.objectContaining({ outcome: "refused", reason: "look-alike field", rule: "session_id" }));
+    expect(look).toContainEqual(expect.objectContaining({ outcome: "taken", rule: "result", value: expected("amp/lookalikes")["id"] }));
+  });
+
+  it("shows an ID superseded by a later one, and a cut JSON line", async () => {
+    const fork = await reasons(["--agent", "amp", join(FIXTURES, "amp/fork-new-id/input.jsonl")]);
+    const superseded = fork.find((e) => e["reason"] === "superseded by a later ID");
+    expect(superseded).toMatchObject({ line: 3, detail: `${expected("amp/fork-new-id")["id"]} on line 4` });
+    const cut = await reasons(["--agent", "amp", join(FIXTURES, "amp/truncated-json/input.jsonl")]);
+    expect(cut).toContainEqual(expect.objectContaining({ line: 3, reason: "invalid JSON" }));
+  });
+
+  it("shows IDs another agent's rules would take as wrong agent, and overlong lines", async () => {
+    const wrong = await reasons(["--agent", "aider", join(FIXTURES, "amp/stream-basic/input.jsonl")]);
+    expect(wrong).toContainEqual(expect.objectContaining({ plugin: "amp", rule: "result", reason: "wrong agent" }));
+    const long = join(temp(), "long.txt");
+    writeFileSync(long, `start\n${"x".repeat(2 * 1024 * 1024)}\nend\n`);
+    expect(await reasons(["--agent", "amp", long])).toContainEqual(expect.objectContaining({ line: 2, reason: "line too long" }));
+  });
+
+  it("prints people a line per event with the rule and outcome", async () => {
+    const { lines } = await cli(["explain", "--agent", "amp", join(FIXTURES, "amp/stream-basic/input.jsonl")]);
+    expect(lines[0]).toMatch(/^L1 b0 +taken +amp\/system-init +provisional +T-[0-9a-f-]{36} +│ \{"type":"system"/);
+  });
+});
+
+function pick(e: Record<string, unknown>): Record<string, unknown> {
+  return { id: e["id"], state: e["state"], rule: e["rule"] };
+}
