@@ -6,6 +6,8 @@ export const EXIT = {
   ok: 0,
   failure: 1,
   usage: 2,
+  /** The pointer file cannot be used as asked (another agent's or folder's, or a newer format): untouched. */
+  refused: 3,
   /** Another live `sessionpin run` holds the pointer's lock (sysexits EX_TEMPFAIL: try later). */
   locked: 75,
   notExecutable: 126,
@@ -19,7 +21,8 @@ export type ErrorCode =
   | "agent-not-found"
   | "agent-not-executable"
   | "pointer-locked"
-  | "pointer-invalid";
+  | "pointer-invalid"
+  | "pointer-refused";
 
 const exitFor: Record<ErrorCode, number> = {
   usage: EXIT.usage,
@@ -29,6 +32,7 @@ const exitFor: Record<ErrorCode, number> = {
   "agent-not-executable": EXIT.notExecutable,
   "pointer-locked": EXIT.locked,
   "pointer-invalid": EXIT.failure,
+  "pointer-refused": EXIT.refused,
 };
 
 export class SessionpinError extends Error {

@@ -22,6 +22,8 @@ Options:
   --log PATH                log file (default: the pointer's path with .log)
   --prompt TEXT             task prompt, delivered on a cold start only (env SESSIONPIN_PROMPT)
   --prompt-file PATH        the same, read from a file
+  --wait-lock SECS          wait this long for another sessionpin run on the same pointer to end
+                            (default 0: refuse at once, exit 75)
   --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
   --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
   --record FILE.cast        record what the agent prints as an asciicast v2 file (0600)
@@ -35,6 +37,7 @@ const RUN_OPTIONS = {
   ...AGENT_OPTIONS,
   log: { type: "string" },
   "fallback-window": { type: "string" },
+  "wait-lock": { type: "string" },
   "prompt-quiet": { type: "string" },
   "aider-restore-history": { type: "boolean" },
   record: { type: "string" },
@@ -81,6 +84,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         args,
         plugin,
         pointerPath,
+        explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
+        waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
         prompt: readPrompt(values, env),
         fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
         promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),

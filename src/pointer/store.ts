@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, mkdir, open, rename, rm, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, rename, rm, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
 import { SessionpinError } from "../errors.js";
@@ -127,4 +127,22 @@ function errnoCode(err: unknown): string | undefined {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Removes temp files a writer of this pointer left when it was killed mid-write. Only for the
+ * lock holder: no other live writer can own them then.
+ */
+export async function removeLeftoverTemps(path: string): Promise<string[]> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith(".tmp")).map((name) => join(dir, name));
+  await Promise.all(leftovers.map((file) => rm(file, { force: true })));
+  return leftovers;
 }

@@ -6,14 +6,14 @@ import { writePointer } from "../pointer/store.js";
 type HistoryEntry = Pointer["history"][number];
 
 /**
- * Turns pin events into pointer files, the moment they happen. Writes are queued so they land in
- * order; each writes the whole latest state atomically. A failed write is logged, and the agent
- * keeps running.
+ * Turns pin events into pointer files, the moment they happen. Each write puts the whole latest
+ * state atomically; writes never overlap. A failed write is logged, and the agent keeps running.
  */
 export class PointerPin {
   #pointer: Pointer | undefined;
   #history: HistoryEntry[];
-  #queue: Promise<void> = Promise.resolve();
+  #next: { pointer: Pointer; message: string } | undefined;
+  #writing: Promise<void> | undefined;
 
   constructor(
     private readonly path: string,
@@ -61,18 +61,31 @@ export class PointerPin {
     );
   }
 
-  /** Resolves once every queued write has landed or failed. */
+  /** Resolves once the latest state has landed (or failed). */
   settled(): Promise<void> {
-    return this.#queue;
+    return this.#writing ?? Promise.resolve();
   }
 
+  /**
+   * Writes the latest state. While a write is in flight, newer states only replace the one
+   * waiting behind it: a burst of events costs at most one more write, and nothing queues up.
+   */
   #save(pointer: Pointer, message: string): void {
     this.#pointer = pointer;
-    this.#queue = this.#queue.then(
-      () => writePointer(this.path, pointer).then(
-        () => this.log.info(`${message} → ${this.path}`),
-        (error: unknown) => this.log.warn(`could not write pointer ${this.path}: ${String(error)}`),
-      ),
-    );
+    this.#next = { pointer, message };
+    this.#writing ??= this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    for (let job = this.#next; job !== undefined; job = this.#next) {
+      this.#next = undefined;
+      try {
+        await writePointer(this.path, job.pointer);
+        this.log.info(`${job.message} → ${this.path}`);
+      } catch (error) {
+        this.log.warn(`could not write pointer ${this.path}: ${String(error)}`);
+      }
+    }
+    this.#writing = undefined;
   }
 }

@@ -87,7 +87,19 @@ export function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): s
 export function refuseNewer(path: string, read: PointerRead): void {
   if (read.kind !== "newer") return;
   throw new SessionpinError(
-    "pointer-invalid",
+    "pointer-refused",
     `sessionpin: ${path} was written by a newer sessionpin (pointer version ${read.version}); left untouched. Upgrade, or choose another file with --pointer.`,
+  );
+}
+
+/**
+ * A pointer file the user named (`--pointer`, SESSIONPIN_POINTER) that belongs to another agent
+ * or folder is refused rather than moved aside: the name says it matters to someone.
+ */
+export function refuseForeign(path: string, plugin: AgentPlugin, read: PointerRead, cwd: string): void {
+  if (read.kind !== "ok" || (read.pointer.agent === plugin.name && read.pointer.cwd === cwd)) return;
+  throw new SessionpinError(
+    "pointer-refused",
+    `sessionpin: ${path} holds ${read.pointer.agent}'s session for ${read.pointer.cwd}, not ${plugin.name}'s for ${cwd}; left untouched. Choose another --pointer, or clear it with \`sessionpin pointer clear --pointer ${path}\`.`,
   );
 }

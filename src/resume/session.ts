@@ -8,9 +8,9 @@ import { SessionTracker } from "../agents/tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
-import { acquireLock } from "../pointer/lock.js";
+import { acquireLock, type LockResult } from "../pointer/lock.js";
 import type { Pointer } from "../pointer/schema.js";
-import { readPointer, setAside } from "../pointer/store.js";
+import { readPointer, removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
 import type { CastRecorder } from "../record/asciicast.js";
@@ -18,7 +18,7 @@ import type { LineFile } from "../record/line-file.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
 import { PointerPin } from "./pin.js";
-import { coldPlan, planStart, refuseNewer, type StartPlan } from "./plan.js";
+import { coldPlan, planStart, refuseForeign, refuseNewer, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 
 export interface SessionOptions {
@@ -27,6 +27,10 @@ export interface SessionOptions {
   readonly args: readonly string[];
   readonly plugin: AgentPlugin | undefined;
   readonly pointerPath: string;
+  /** The user named the pointer file (`--pointer`, SESSIONPIN_POINTER): a foreign one is refused. */
+  readonly explicitPointer: boolean;
+  /** How long to wait for another run's lock on the pointer; 0 refuses at once. */
+  readonly waitLockMs: number;
   readonly prompt: string | undefined;
   readonly fallbackWindowMs: number;
   readonly promptQuietMs: number;
@@ -67,12 +71,7 @@ export async function runSession(o: SessionOptions): Promise<number> {
       : o.plugin.passthrough?.(o.args);
     if (o.plugin === undefined || why !== undefined) {
       o.log.info(why ?? "");
-      const args = o.restoreHistory ? withHistory(o.plugin, o.args, o.cwd, o.log) : o.args;
-      // Nothing is resumed, so every start is a fresh one and gets the prompt, unless the agent
-      // reloads its own history, which already holds it.
-      const restored = args.length > o.args.length;
-      const prompt = o.prompt !== undefined && !restored ? { prompt: promptOf(o, o.prompt) } : {};
-      return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args], ...prompt })).status);
+      return await unpinned(o, o.plugin, base);
     }
     return await pinned(o, o.plugin, base, relay);
   } finally {
@@ -86,7 +85,8 @@ async function pinned(
   base: Omit<AttemptOptions, "argv">,
   relay: SignalRelay,
 ): Promise<number> {
-  const lock = await acquireLock(o.pointerPath);
+  const lock = await lockPointer(o);
+  if (lock === undefined) return unpinned(o, plugin, base);
   if (lock.kind === "held") {
     const { holder } = lock;
     throw new SessionpinError(
@@ -96,8 +96,10 @@ async function pinned(
   }
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
+    for (const leftover of await removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
     const read = await readPointer(o.pointerPath);
     refuseNewer(o.pointerPath, read);
+    if (o.explicitPointer) refuseForeign(o.pointerPath, plugin, read, o.cwd);
     const context = { cwd: o.cwd, prompt: o.prompt, fresh: randomUUID };
     let plan = planStart(plugin, o.args, read, context);
     o.log.info(`${plan.mode} start: ${plan.reason}`);
@@ -173,6 +175,7 @@ async function attempt(
 }
 
 /** The args with the agent's restore-history flag, when it has one and its history file exists. */
+/** `args` itself when nothing was added. */
 function withHistory(plugin: AgentPlugin | undefined, args: readonly string[], cwd: string, log: Logger): readonly string[] {
   const history = plugin?.history;
   if (history === undefined || args.includes(history.flag)) return args;
@@ -186,4 +189,42 @@ function withHistory(plugin: AgentPlugin | undefined, args: readonly string[], c
 
 function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {
   return { text, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs };
+}
+
+const LOCK_POLL_MS = 200;
+
+/**
+ * The pointer's lock, after waiting up to --wait-lock for a live holder; undefined when the
+ * pointer's folder cannot hold a lock at all (not writable, not a folder, a symlinked lock).
+ */
+async function lockPointer(o: SessionOptions): Promise<LockResult | undefined> {
+  const deadline = o.clock.now() + o.waitLockMs;
+  for (let waited = false; ; waited = true) {
+    let lock: LockResult;
+    try {
+      lock = await acquireLock(o.pointerPath);
+    } catch (error) {
+      // Said on stderr, before the agent starts: the log beside the pointer is likely unwritable too.
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      process.stderr.write(`sessionpin: cannot use ${o.pointerPath} (${reason}): running the agent without pinning its session\n`);
+      o.log.warn(`cannot lock ${o.pointerPath}: ${String(error)}; running unpinned`);
+      return undefined;
+    }
+    if (lock.kind === "acquired" || o.clock.now() >= deadline) return lock;
+    if (!waited) o.log.info(`waiting up to ${o.waitLockMs} ms for sessionpin pid ${lock.holder.pid} to release ${o.pointerPath}`);
+    await new Promise<void>((resolve) => o.clock.setTimeout(resolve, Math.min(LOCK_POLL_MS, deadline - o.clock.now())));
+  }
+}
+
+/**
+ * The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder
+ * that cannot be used. Nothing is resumed, so every start is a fresh one and gets the prompt the
+ * way the agent's cold start takes it, unless the agent reloads its own history, which holds it.
+ */
+async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base: Omit<AttemptOptions, "argv">): Promise<number> {
+  const restored = o.restoreHistory ? withHistory(plugin, o.args, o.cwd, o.log) : o.args;
+  const cold = plugin === undefined || restored !== o.args ? undefined : plugin.coldArgs(o.args, o.prompt);
+  const args = cold?.args ?? restored;
+  const typed = restored === o.args && (cold?.promptVia ?? "pty") === "pty" ? o.prompt : undefined;
+  return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
 }

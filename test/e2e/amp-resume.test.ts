@@ -3,12 +3,12 @@
  * agentapi drives it (67x1190, TERM=vt100). Cold start pins, warm start resumes, a rejected ID
  * falls back to a fresh thread, offline failures keep the pointer.
  */
-import { statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_AGENTS } from "../helpers/sandbox.js";
 import {
-  Cleanup, cli, coldStart, cwdOf, eventsOf, exitOf, hasExited, messages, newThreadId, pointerExists,
+  Cleanup, cli, coldStart, cwdOf, eventsOf, exitOf, hasExited, messages, newThreadId, pointerExists, QUIET,
   readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand,
 } from "./support.js";
 
@@ -107,20 +107,35 @@ describe("warm start", () => {
     expect(sb.readLog()).toMatch(new RegExp(`warm start: resuming confirmed ${id}`));
   });
 
-  it("never resumes a pointer written for another working folder (it is set aside unused)", async () => {
+  it("refuses a pointer of another working folder at an explicit --pointer, and leaves it untouched (exit 3)", async () => {
     const sb = cleanup.sandbox();
-    const foreign = writePointerByHand(sb, { cwd: "/somewhere/else" });
+    writePointerByHand(sb, { cwd: "/somewhere/else" });
+    const before = readFileSync(sb.pointer);
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp"])));
+    expect((await exitOf(driver)).exitCode).toBe(3);
+    expect(driver.text.trim()).toMatch(/^sessionpin: .*pointer\.json holds amp's session for \/somewhere\/else, not amp's for .*; left untouched\./);
+    expect(readFileSync(sb.pointer)).toEqual(before);
+    expect(eventsOf(sb, "start")).toEqual([]);
+  });
+
+  it("never resumes a pointer of another working folder at the default path: it is set aside, and a fresh thread starts", async () => {
+    const sb = cleanup.sandbox();
+    const state = join(sb.dir, "module", "agentapi-state.json");
+    const pointer = join(sb.dir, "module", "sessionpin-amp.json");
+    const foreign = writePointerByHand(sb, { cwd: "/somewhere/else" });
+    mkdirSync(dirname(pointer), { recursive: true });
+    renameSync(sb.pointer, pointer);
+    const driver = cleanup.driver(sb.sessionpin(["run", "--prompt-quiet", QUIET, "--", "amp"], { env: { ...sb.env, AGENTAPI_STATE_FILE: state } }));
     await driver.waitFor(/new thread/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     const continued = eventsOf(sb, "start").map((e) => e.argv).filter((argv) => argv.includes("continue"));
     expect(continued.flat()).not.toContain(foreign["id"]);
     expect(eventsOf(sb, "thread-new")).toHaveLength(1);
-    const unused = sb.asideFiles("unused");
+    const unused = readdirSync(dirname(pointer)).filter((name) => name.includes(".unused-"));
     expect(unused).toHaveLength(1);
-    expect(readBeside(sb, unused[0] as string)).toContain(String(foreign["id"]));
-    expect(sb.readPointer()["id"]).toBe(eventsOf(sb, "thread-new")[0]?.["id"]);
+    expect(readFileSync(join(dirname(pointer), unused[0] as string), "utf8")).toContain(String(foreign["id"]));
+    expect(JSON.parse(readFileSync(pointer, "utf8"))["id"]).toBe(eventsOf(sb, "thread-new")[0]?.["id"]);
   });
 });
 

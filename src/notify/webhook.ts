@@ -1,0 +1,189 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { request } from "undici";
+import { SessionpinError } from "../errors.js";
+import type { Logger } from "../log/logger.js";
+
+/** What happened to the pinned ID. */
+export type NotifyKind = "captured" | "confirmed" | "resumed" | "rejected" | "changed";
+
+/** The JSON body POSTed to every URL. */
+export interface NotifyEvent {
+  readonly kind: NotifyKind;
+  readonly agent: string;
+  readonly id: string;
+  readonly cwd: string;
+  /** The pointer file's path. */
+  readonly pointer: string;
+  /** When it happened, ISO 8601. */
+  readonly time: string;
+  /** `changed`: the ID followed before; `rejected`: the same as `id`. */
+  readonly previous?: string;
+  /** `rejected`: what the agent said. */
+  readonly reason?: string;
+}
+
+export interface NotifierOptions {
+  /** One attempt, connect to end of the response body (default 5000). */
+  readonly timeoutMs?: number;
+  /** Attempts per URL and event, the first included (default 3). */
+  readonly attempts?: number;
+  /** Wait before the second attempt; doubled for each later one (default 500). */
+  readonly backoffMs?: number;
+  /** What settled() waits at most, in total, before it abandons what is still in flight (default 10000). */
+  readonly settleMs?: number;
+}
+
+const DEFAULTS = { timeoutMs: 5_000, attempts: 3, backoffMs: 500, settleMs: 10_000 } as const;
+
+/**
+ * POSTs pin events to webhooks. `notify()` returns at once and never throws: the PTY must never
+ * wait for a slow or dead receiver, so every delivery runs on its own and reports only to the log.
+ * At exit, `settled()` gives the deliveries still running a bounded time to finish.
+ */
+export class Notifier {
+  readonly #urls: readonly URL[];
+  readonly #log: Logger;
+  readonly #o: Required<NotifierOptions>;
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Aborted by settled() at its deadline: ends requests and backoff waits alike. */
+  readonly #abandon = new AbortController();
+
+  constructor(urls: readonly string[], log: Logger, options: NotifierOptions = {}) {
+    this.#urls = urls.map(parseUrl);
+    this.#log = log;
+    this.#o = { ...DEFAULTS, ...options };
+    if (!(Number.isInteger(this.#o.attempts) && this.#o.attempts >= 1)) throw new RangeError(`attempts must be a whole number >= 1, got ${this.#o.attempts}`);
+  }
+
+  /** Whether there is anywhere to send events. */
+  get enabled(): boolean {
+    return this.#urls.length > 0;
+  }
+
+  /** Starts one delivery per URL and returns at once. */
+  notify(event: NotifyEvent): void {
+    if (this.#urls.length === 0) return;
+    let body: string;
+    try {
+      body = JSON.stringify(event);
+    } catch (error) {
+      this.#log.warn(`notify: cannot encode the ${event.kind} event: ${messageOf(error)}`);
+      return;
+    }
+    this.#urls.forEach((url, index) => {
+      // deliver() catches everything; the catch here only keeps a bug from becoming an unhandled rejection.
+      const delivery = this.#deliver(url, index + 1, event, body).catch((error: unknown) => this.#log.warn(`notify: ${messageOf(error)}`));
+      this.#inFlight.add(delivery);
+      void delivery.finally(() => this.#inFlight.delete(delivery));
+    });
+  }
+
+  /**
+   * Resolves once every delivery has ended, or after `settleMs` (or `deadlineMs`), whichever is
+   * first; deliveries still running then are abandoned and logged. Never rejects.
+   */
+  async settled(deadlineMs = this.#o.settleMs): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    const timer = new AbortController();
+    const deadline = delay(deadlineMs, "deadline", { signal: timer.signal }).catch(() => "done");
+    try {
+      while (this.#inFlight.size > 0) {
+        const first = await Promise.race([Promise.allSettled([...this.#inFlight]).then(() => "done"), deadline]);
+        if (first === "deadline") {
+          this.#log.warn(`notify: ${this.#inFlight.size} delivery(ies) still running after ${deadlineMs} ms at exit: abandoned`);
+          this.#abandon.abort();
+          await Promise.allSettled([...this.#inFlight]);
+          return;
+        }
+      }
+    } finally {
+      timer.abort();
+    }
+  }
+
+  async #deliver(url: URL, index: number, event: NotifyEvent, body: string): Promise<void> {
+    const what = `${event.kind} ${event.id} to webhook ${index} (${redact(url)})`;
+    const { attempts, backoffMs } = this.#o;
+    for (let attempt = 1; ; attempt++) {
+      if (this.#abandon.signal.aborted) return;
+      const outcome = await this.#attempt(url, body);
+      if (outcome.ok) {
+        this.#log.info(`notify: sent ${what}: HTTP ${outcome.status}${attempt > 1 ? ` (attempt ${attempt})` : ""}`);
+        return;
+      }
+      if (this.#abandon.signal.aborted) return;
+      if (!outcome.retry || attempt >= attempts) {
+        this.#log.warn(`notify: gave up sending ${what} after ${attempt} attempt(s): ${outcome.error}`);
+        return;
+      }
+      const wait = backoffMs * 2 ** (attempt - 1);
+      this.#log.warn(`notify: attempt ${attempt} of ${attempts} sending ${what} failed: ${outcome.error}; retrying in ${wait} ms`);
+      try {
+        await delay(wait, undefined, { signal: this.#abandon.signal, ref: false });
+      } catch {
+        return;
+      }
+    }
+  }
+
+  async #attempt(url: URL, body: string): Promise<{ ok: true; status: number } | { ok: false; retry: boolean; error: string }> {
+    const { timeoutMs } = this.#o;
+    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#abandon.signal]);
+    try {
+      const response = await request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "sessionpin" },
+        body,
+        signal,
+      });
+      // Read the answer (up to 64 KiB; a bigger one just closes the connection), so the
+      // connection can be reused, and a stalled body times out too.
+      await response.body.dump({ limit: 64 * 1024, signal });
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return { ok: true, status };
+      // A server error, a timeout or rate limit on its side may pass; any other answer will not.
+      return { ok: false, retry: status >= 500 || status === 408 || status === 429, error: `HTTP ${status}` };
+    } catch (error) {
+      const timedOut = signal.aborted && !this.#abandon.signal.aborted;
+      return { ok: false, retry: true, error: timedOut ? `no answer within ${timeoutMs} ms` : describe(error) };
+    }
+  }
+}
+
+/**
+ * The webhook URLs: every `--notify URL`, else SESSIONPIN_NOTIFY (space-separated, as agentapi
+ * reads its list variables).
+ */
+export function notifyUrls(flags: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  if (flags !== undefined && flags.length > 0) return [...flags];
+  return (env["SESSIONPIN_NOTIFY"] ?? "").split(/\s+/).filter(Boolean);
+}
+
+function parseUrl(text: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new SessionpinError("usage", `sessionpin: --notify ${text}: expected an http:// or https:// URL`);
+  }
+  return url;
+}
+
+/** Webhook URLs often hold their secret in the path or query (Slack, Discord): the log shows only the host. */
+function redact(url: URL): string {
+  return `${url.protocol}//${url.host}/…`;
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined;
+  const code = typeof e?.code === "string" ? e.code : typeof e?.cause?.code === "string" ? e.cause.code : undefined;
+  const message = messageOf(error);
+  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
