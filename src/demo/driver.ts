@@ -1,5 +1,6 @@
 import * as pty from "node-pty";
 import { cleanText } from "../capture/clean.js";
+import { holdSlave } from "../pty/host.js";
 
 export interface DriverOptions {
   readonly cols?: number;
@@ -34,8 +35,10 @@ export class PtyDriver {
       this.#chunks.push(data as unknown as Buffer);
       for (const wake of this.#waiters) wake();
     });
+    const release = holdSlave(this.#pty);
     this.exited = new Promise((resolve) => {
       this.#pty.onExit(({ exitCode, signal }) => {
+        release();
         resolve({ exitCode, signal: signal ?? 0 });
         for (const wake of this.#waiters) wake();
       });

@@ -1,3 +1,4 @@
+import { closeSync, constants, openSync } from "node:fs";
 import * as pty from "node-pty";
 import { signalGroup } from "./signals.js";
 
@@ -40,8 +41,12 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
     ...(options.env["TERM"] !== undefined ? { name: options.env["TERM"] } : {}),
     encoding: null,
   });
+  const release = holdSlave(child);
   const exited = new Promise<ExitStatus>((resolve) => {
-    child.onExit(({ exitCode, signal }) => resolve({ exitCode, signal: signal ?? 0 }));
+    child.onExit(({ exitCode, signal }) => {
+      release();
+      resolve({ exitCode, signal: signal ?? 0 });
+    });
   });
   return {
     pid: child.pid,
@@ -59,4 +64,28 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
 /** The shell convention: the agent's own code, or 128+N when signal N killed it. */
 export function exitCodeOf(status: ExitStatus): number {
   return status.signal > 0 ? 128 + status.signal : status.exitCode;
+}
+
+/**
+ * Keeps our own handle on the PTY's slave side until the agent's exit has been reported. On
+ * Linux, when the last slave handle closes, the master can hang up before the kernel handed it
+ * everything the agent wrote, and node-pty drops the tail of the output (microsoft/node-pty#72,
+ * #726: an agent that prints more than 4 KB and exits at once). With the slave held open the
+ * master keeps delivering until it is drained. O_NOCTTY: it must not become our terminal.
+ * Returns the release.
+ */
+export function holdSlave(terminal: pty.IPty): () => void {
+  // node-pty keeps the slave's device path in a field its typings do not declare.
+  const device = (terminal as unknown as { _pty?: unknown })._pty;
+  if (typeof device !== "string") return () => undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(device, constants.O_RDWR | constants.O_NOCTTY);
+  } catch {
+    return () => undefined;
+  }
+  return () => {
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
+  };
 }

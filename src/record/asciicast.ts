@@ -35,10 +35,9 @@ export class CastRecorder {
     options: { readonly log: Logger; readonly withInput: boolean; readonly now?: () => number },
   ): CastRecorder | undefined {
     const { log, withInput, now = Date.now } = options;
-    const file = LineFile.open(path, log);
+    const file = LineFile.open(path, log, { version: 2, ...header, timestamp: Math.floor(now() / 1000) });
     if (file === undefined) return undefined;
     if (withInput) log.warn(`recording typed input to ${path}: anything typed, secrets included, is in that file`);
-    file.write({ version: 2, ...header, timestamp: Math.floor(now() / 1000) });
     return new CastRecorder(file, now, withInput);
   }
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "../log/logger.js";
 
@@ -19,12 +19,23 @@ export class LineFile {
     this.#fd = fd;
   }
 
-  static open(path: string, log: Logger): LineFile | undefined {
+  /**
+   * Opens `path` anew. With `first` (a recording's header) the file only ever appears with that
+   * line in it: it is written to a temp file that is then renamed over `path`, so a run killed
+   * at any moment never leaves a header-less file.
+   */
+  static open(path: string, log: Logger, first?: unknown): LineFile | undefined {
+    const temp = `${path}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+      if (first === undefined) return new LineFile(openSync(path, flags, 0o600), path, log);
+      const fd = openSync(temp, flags | constants.O_EXCL, 0o600);
+      writeSync(fd, `${JSON.stringify(first)}\n`);
+      renameSync(temp, path);
       return new LineFile(fd, path, log);
     } catch (error) {
+      rmSync(temp, { force: true });
       log.warn(`cannot write ${path}: ${String(error)}`);
       return undefined;
     }
