@@ -37,6 +37,8 @@ interface CodexArgs {
   readonly exec: boolean;
   /** The words after `exec` (exec mode) or all positionals (interactive): the prompt. */
   readonly prompt: string[];
+  /** The prompt text itself: without a session-naming `resume <id>` (a warm start given a message). */
+  readonly message: string[];
   readonly command: string | undefined;
 }
 
@@ -47,7 +49,9 @@ function parse(args: readonly string[]): CodexArgs {
   const first = tokens.find((t) => t.kind !== "option");
   const command = first?.kind === "positional" ? first.value : undefined;
   const exec = command !== undefined && EXEC.includes(command);
-  return { tokens, exec, prompt: exec ? words.slice(1) : words, command };
+  const prompt = exec ? words.slice(1) : words;
+  const named = exec ? EXEC_OWN.has(prompt[0] ?? "") : OWN_SESSION.has(command ?? "");
+  return { tokens, exec, prompt, message: named ? prompt.slice(2) : prompt, command };
 }
 
 /** `$CODEX_HOME/sessions` (default ~/.codex), where Codex files its rollouts by local date. */
@@ -103,7 +107,7 @@ export const codex: AgentPlugin = {
   coldArgs(args, prompt) {
     const parsed = parse(args);
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
-    if (parsed.prompt.length > 0) return { args: [...args], promptVia: "none" };
+    if (parsed.message.length > 0) return { args: [...args], promptVia: "none" };
     // Codex takes the first prompt as its positional `[PROMPT]`, interactive or exec; one that starts
     // with `-` would be read as an option without the `--`.
     const separated = parsed.tokens.some((t) => t.kind === "separator") || !prompt.startsWith("-");

@@ -20,6 +20,7 @@ export const AGENT_OPTIONS = {
   pointer: { type: "string" },
   prompt: { type: "string" },
   "prompt-file": { type: "string" },
+  "resume-prompt": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Options;
 
@@ -105,4 +106,9 @@ export function seconds(flag: string, value: string | undefined, fallback: numbe
     throw new SessionpinError("usage", `sessionpin: --${flag} ${value}: expected a number of seconds (0 or more)`);
   }
   return parsed * 1000;
+}
+
+/** `--resume-prompt`, else SESSIONPIN_RESUME_PROMPT. */
+export function readResumePrompt(values: { "resume-prompt"?: string }, env: NodeJS.ProcessEnv): string | undefined {
+  return values["resume-prompt"] ?? env["SESSIONPIN_RESUME_PROMPT"];
 }

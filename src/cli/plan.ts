@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readPointer } from "../pointer/store.js";
 import { planStart, refuseNewer } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
-import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, readResumePrompt, userPlugins } from "./options.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
@@ -10,7 +10,7 @@ Runs nothing. Prints what \`sessionpin run\` would start, as one JSON object:
 {"mode":"cold"|"warm","agent":…,"id":…|null,"argv":[…],"pointer":…}
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --prompt TEXT, --prompt-file PATH,
--h/--help (as for run)`;
+--resume-prompt TEXT, -h/--help (as for run)`;
 
 export async function planCommand(argv: readonly string[]): Promise<number> {
   const { values, command } = parseWithCommand(argv, AGENT_OPTIONS, PLAN_USAGE);
@@ -30,7 +30,12 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const pointer = pointerPathFor(values.pointer, plugin.name, process.env, cwd);
   const read = await readPointer(pointer);
   refuseNewer(pointer, read);
-  const plan = planStart(plugin, args, read, { cwd, prompt: readPrompt(values, process.env), fresh: randomUUID });
+  const plan = planStart(plugin, args, read, {
+    cwd,
+    prompt: readPrompt(values, process.env),
+    resumePrompt: readResumePrompt(values, process.env),
+    fresh: randomUUID,
+  });
   const result = { mode: plan.mode, agent: plugin.name, id: plan.id, argv: [executable, ...plan.args], pointer };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return 0;

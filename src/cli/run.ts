@@ -7,7 +7,7 @@ import { OuterTerminal } from "../pty/terminal.js";
 import { CastRecorder } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { runSession } from "../resume/session.js";
-import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, readResumePrompt, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
 
@@ -22,6 +22,9 @@ Options:
   --log PATH                log file (default: the pointer's path with .log)
   --prompt TEXT             task prompt, delivered on a cold start only (env SESSIONPIN_PROMPT)
   --prompt-file PATH        the same, read from a file
+  --resume-prompt TEXT      delivered on warm starts only, the way the agent takes a prompt (env
+                            SESSIONPIN_RESUME_PROMPT): one-shot modes (codex exec, claude -p,
+                            opencode run) cannot resume without a message
   --wait-lock SECS          wait this long for another sessionpin run on the same pointer to end
                             (default 0: refuse at once, exit 75)
   --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
@@ -87,6 +90,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
         waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
         prompt: readPrompt(values, env),
+        resumePrompt: readResumePrompt(values, env),
         fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
         promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,

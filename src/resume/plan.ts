@@ -10,6 +10,8 @@ export interface StartPlan {
   /** The agent's arguments, without the executable. */
   readonly args: string[];
   readonly promptVia: PromptVia;
+  /** What is delivered by `promptVia`: the task prompt (cold), or the resume prompt (warm). */
+  readonly prompt: string | undefined;
   /** Whether the plugin's up-front command runs first to learn the ID (cold only). */
   readonly upfront: boolean;
   /** Why this mode, in words for the log. */
@@ -23,6 +25,11 @@ export interface StartPlan {
 export interface PlanContext {
   readonly cwd: string;
   readonly prompt: string | undefined;
+  /**
+   * Sent on warm starts (`--resume-prompt`): one-shot modes (`codex exec`, `claude -p`,
+   * `opencode run`) cannot resume without a message. Delivered the way the agent takes a prompt.
+   */
+  readonly resumePrompt?: string | undefined;
   /** A new random UUID, for agents that let sessionpin name the session. */
   readonly fresh: () => string;
 }
@@ -39,11 +46,14 @@ export function planStart(
     return coldPlan(plugin, args, context, refusal ?? "no pointer");
   }
   const pointer = read.pointer;
+  const resumed = plugin.warmArgs(args, pointer.id);
+  const message = context.resumePrompt === undefined ? undefined : plugin.coldArgs(resumed, context.resumePrompt);
   return {
     mode: "warm",
     id: pointer.id,
-    args: plugin.warmArgs(args, pointer.id),
-    promptVia: "none",
+    args: message?.args ?? resumed,
+    promptVia: message?.promptVia ?? "none",
+    prompt: message === undefined ? undefined : context.resumePrompt,
     upfront: false,
     reason: `resuming ${pointer.state} ${pointer.id} from ${pointer.capturedAt}`,
     pointer,
@@ -58,6 +68,7 @@ export function coldPlan(plugin: AgentPlugin, args: readonly string[], context: 
     id: null,
     args: chosen?.args ?? cold.args,
     promptVia: context.prompt === undefined ? "none" : cold.promptVia,
+    prompt: context.prompt,
     upfront: plugin.upfront?.applies(args) ?? false,
     reason,
     ...(chosen !== undefined ? { chosen: chosen.id } : {}),

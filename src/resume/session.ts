@@ -32,6 +32,8 @@ export interface SessionOptions {
   /** How long to wait for another run's lock on the pointer; 0 refuses at once. */
   readonly waitLockMs: number;
   readonly prompt: string | undefined;
+  /** Delivered on warm starts, for one-shot modes that cannot resume without a message. */
+  readonly resumePrompt: string | undefined;
   readonly fallbackWindowMs: number;
   readonly promptQuietMs: number;
   readonly promptMaxWaitMs: number;
@@ -100,7 +102,7 @@ async function pinned(
     const read = await readPointer(o.pointerPath);
     refuseNewer(o.pointerPath, read);
     if (o.explicitPointer) refuseForeign(o.pointerPath, plugin, read, o.cwd);
-    const context = { cwd: o.cwd, prompt: o.prompt, fresh: randomUUID };
+    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID };
     let plan = planStart(plugin, o.args, read, context);
     o.log.info(`${plan.mode} start: ${plan.reason}`);
     if (plan.mode === "cold" && read.kind !== "missing") {
@@ -167,7 +169,7 @@ async function attempt(
       onPin: (event) => pin.apply(event),
       context: { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env },
     },
-    ...(plan.promptVia === "pty" && o.prompt !== undefined ? { prompt: promptOf(o, o.prompt) } : {}),
+    ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
     ...(warm !== undefined ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
   });
   await pin.settled();

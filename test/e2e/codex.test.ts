@@ -83,6 +83,35 @@ describe("codex warm start", () => {
     expect(sb.readLog()).not.toMatch(/rejected/);
   });
 
+  it("exec with --resume-prompt: resumes as `codex exec --json resume <id> <message>`, never the task prompt", async () => {
+    const sb = cleanup.sandbox({ FAKE_CODEX_TURN_MS: "200" });
+    const args = ["--prompt", PROMPT, "--resume-prompt", "Continue where you left off."];
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, args, ["codex", "exec", "--json"])));
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const id = String(sb.readPointer()["id"]);
+
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, args, ["codex", "exec", "--json"])));
+    expect((await exitOf(warm)).exitCode).toBe(0);
+    expect(starts(sb)).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id, "Continue where you left off."]]);
+    expect(said(sb)).toEqual([[id, PROMPT], [id, "Continue where you left off."]]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+  });
+
+  it("exec resume that mints a new thread id: the pointer follows it and keeps the old one in history", async () => {
+    const sb = cleanup.sandbox({ FAKE_CODEX_TURN_MS: "200" });
+    const args = ["--prompt", PROMPT, "--resume-prompt", "Continue where you left off."];
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, args, ["codex", "exec", "--json"])));
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const old = String(sb.readPointer()["id"]);
+
+    const minted = randomUUID();
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, args, ["codex", "exec", "--json"]), { env: { ...sb.env, FAKE_CODEX_FORK: "1", FAKE_CODEX_NEXT_ID: minted } }));
+    expect((await exitOf(warm)).exitCode).toBe(0);
+    await waitUntil(() => sb.readPointer()["id"] === minted || undefined, "the pointer on the minted thread");
+    expect(history(sb)).toEqual([expect.objectContaining({ id: old })]);
+    expect(sb.readLog()).toContain(`now reports ${minted} instead of ${old}`);
+  });
+
   it("interactive: resumes with `codex -m o3 resume <id>`, never types the prompt again, passes messages through", async () => {
     const sb = cleanup.sandbox();
     const id = await coldTui(sb);
