@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { EXIT, SessionpinError } from "../errors.js";
 import { demoCommand } from "./demo.js";
+import { doctorCommand } from "./doctor.js";
 import { planCommand } from "./plan.js";
 import { pluginsCommand } from "./plugins.js";
 import { pointerCommand } from "./pointer.js";
@@ -17,12 +18,14 @@ Commands:
   plugins [--json]                    list plugins: executables, capture sources, resume form
   replay [options] FILE…|-            find the session ID in recorded output (cast, raw, jsonl, agentapi state)
   explain [options] FILE…|-           line by line: why an ID was or was not taken
+  doctor [--json] [-- <agent> …]      check node-pty, the agent, the pointer, agentapi's --type
   demo                                run a built-in fake Amp twice: cold start, then warm resume
 
 Options: -h/--help (also after each command), -V/--version
 
-Exit codes: the agent's own (128+N when signal N killed it); 2 usage; 75 pointer locked by a live
-sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
+Exit codes: the agent's own (128+N when signal N killed it); 2 usage; 3 pointer refused (another
+agent's or folder's at an explicit path, or a newer format: left untouched); 75 pointer locked by a
+live sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   run: runCommand,
@@ -32,6 +35,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   replay: replayCommand,
   explain: explainCommand,
   demo: demoCommand,
+  doctor: doctorCommand,
 };
 
 function version(): string {

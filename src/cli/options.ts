@@ -39,12 +39,40 @@ export function parseWithCommand<O extends Options>(
   return { values, command };
 }
 
-export function parseOptions<O extends Options>(argv: readonly string[], options: O, usage: string): Values<O> {
+export function parseOptions<O extends Options>(argv: readonly string[], options: O, usage: string, env: NodeJS.ProcessEnv = process.env): Values<O> {
+  let values: Values<O>;
   try {
-    return parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Values<O>;
+    values = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Values<O>;
   } catch (error) {
     throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
   }
+  return fromEnvironment(values, options, env);
+}
+
+// A flag given on the command line also silences the environment's value for its rival.
+const RIVALS: Readonly<Record<string, string>> = { prompt: "prompt-file", "prompt-file": "prompt" };
+
+/**
+ * Every flag not on the command line may come from SESSIONPIN_<FLAG> (`--wait-lock` →
+ * SESSIONPIN_WAIT_LOCK), as agentapi reads AGENTAPI_*: start scripts set the environment once.
+ * Booleans take 1/true/yes or 0/false/no; repeatable flags, space-separated values.
+ */
+function fromEnvironment<O extends Options>(values: Values<O>, options: O, env: NodeJS.ProcessEnv): Values<O> {
+  const filled: Record<string, unknown> = { ...values };
+  for (const [name, option] of Object.entries(options)) {
+    const rival = RIVALS[name];
+    if (name === "help" || filled[name] !== undefined || (rival !== undefined && values[rival] !== undefined)) continue;
+    const variable = `SESSIONPIN_${name.toUpperCase().replaceAll("-", "_")}`;
+    const text = env[variable];
+    if (text === undefined || text === "") continue;
+    if (option.type === "boolean") {
+      if (!/^(1|true|yes|0|false|no)$/i.test(text)) throw new SessionpinError("usage", `sessionpin: ${variable}=${text}: expected 1, true, yes, 0, false or no`);
+      filled[name] = /^(1|true|yes)$/i.test(text);
+    } else {
+      filled[name] = option.multiple ? text.split(/\s+/).filter(Boolean) : text;
+    }
+  }
+  return filled as Values<O>;
 }
 
 function commandStart(argv: readonly string[], options: Options): number {
@@ -72,8 +100,8 @@ export function userPlugins(files: readonly string[] | undefined, env: NodeJS.Pr
   return loadUserPlugins(files ?? [], env, env["HOME"] ?? homedir(), cwd);
 }
 
-/** `--prompt`, `--prompt-file` or SESSIONPIN_PROMPT; at most one of the flags. */
-export function readPrompt(values: { prompt?: string; "prompt-file"?: string }, env: NodeJS.ProcessEnv): string | undefined {
+/** `--prompt` or `--prompt-file` (or their SESSIONPIN_* variables); at most one of the flags. */
+export function readPrompt(values: { prompt?: string; "prompt-file"?: string }): string | undefined {
   if (values.prompt !== undefined && values["prompt-file"] !== undefined) {
     throw new SessionpinError("usage", "sessionpin: give --prompt or --prompt-file, not both");
   }
@@ -86,7 +114,7 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }, 
       throw new SessionpinError("prompt-file", `sessionpin: --prompt-file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
     }
   }
-  return values.prompt ?? env["SESSIONPIN_PROMPT"];
+  return values.prompt;
 }
 
 export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string): string {
@@ -108,7 +136,3 @@ export function seconds(flag: string, value: string | undefined, fallback: numbe
   return parsed * 1000;
 }
 
-/** `--resume-prompt`, else SESSIONPIN_RESUME_PROMPT. */
-export function readResumePrompt(values: { "resume-prompt"?: string }, env: NodeJS.ProcessEnv): string | undefined {
-  return values["resume-prompt"] ?? env["SESSIONPIN_RESUME_PROMPT"];
-}

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readPointer } from "../pointer/store.js";
 import { planStart, refuseNewer } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
-import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, readResumePrompt, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, userPlugins } from "./options.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
@@ -32,8 +32,8 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   refuseNewer(pointer, read);
   const plan = planStart(plugin, args, read, {
     cwd,
-    prompt: readPrompt(values, process.env),
-    resumePrompt: readResumePrompt(values, process.env),
+    prompt: readPrompt(values),
+    resumePrompt: values["resume-prompt"],
     fresh: randomUUID,
   });
   const result = { mode: plan.mode, agent: plugin.name, id: plan.id, argv: [executable, ...plan.args], pointer };

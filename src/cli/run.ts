@@ -6,8 +6,9 @@ import { resolveExecutable } from "../pty/which.js";
 import { OuterTerminal } from "../pty/terminal.js";
 import { CastRecorder } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
+import { Notifier, notifyUrls } from "../notify/webhook.js";
 import { runSession } from "../resume/session.js";
-import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, readResumePrompt, seconds, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
 
@@ -31,6 +32,8 @@ Options:
   --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
   --record FILE.cast        record what the agent prints as an asciicast v2 file (0600)
   --record-input            record typed input too (it can hold secrets; the log warns)
+  --notify URL              POST pin events (captured, confirmed, resumed, rejected, changed) as
+                            JSON; repeatable (env SESSIONPIN_NOTIFY, space-separated)
   --trace FILE              write the explain trace (one JSON object per line a rule looked at) live
   --aider-restore-history   for agents without session IDs (Aider): add their restore-history
                             flag (--restore-chat-history) when their history file exists
@@ -46,6 +49,7 @@ const RUN_OPTIONS = {
   record: { type: "string" },
   "record-input": { type: "boolean" },
   trace: { type: "string" },
+  notify: { type: "string", multiple: true },
 } as const;
 
 // A spinner that never stops must not hold the prompt back forever.
@@ -81,6 +85,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       env: Object.fromEntries(["TERM", "SHELL"].flatMap((name) => (env[name] ? [[name, env[name]]] : []))),
     }, { log, withInput: values["record-input"] === true });
     const trace = values.trace === undefined ? undefined : LineFile.open(values.trace, log);
+    const notifier = new Notifier(notifyUrls(values.notify, env), log);
     try {
       return await runSession({
         command: executable,
@@ -89,8 +94,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         pointerPath,
         explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
         waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
-        prompt: readPrompt(values, env),
-        resumePrompt: readResumePrompt(values, env),
+        prompt: readPrompt(values),
+        resumePrompt: values["resume-prompt"],
         fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
         promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
@@ -101,12 +106,15 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         log,
         ...(record !== undefined ? { record } : {}),
         ...(trace !== undefined ? { trace } : {}),
+        ...(notifier.enabled ? { notifier } : {}),
         clock: systemClock,
         now: () => new Date(),
       });
     } finally {
       record?.close();
       trace?.close();
+      // Bounded: agentapi sends SIGKILL 5 s after its SIGINT.
+      await notifier.settled();
       log.close();
     }
   } finally {

@@ -29,11 +29,14 @@ export interface NotifierOptions {
   readonly attempts?: number;
   /** Wait before the second attempt; doubled for each later one (default 500). */
   readonly backoffMs?: number;
-  /** What settled() waits at most, in total, before it abandons what is still in flight (default 10000). */
+  /**
+   * What settled() waits at most, in total, before it abandons what is still in flight (default
+   * 3000: agentapi sends SIGKILL 5 s after its SIGINT, and the agent needs some of that to exit).
+   */
   readonly settleMs?: number;
 }
 
-const DEFAULTS = { timeoutMs: 5_000, attempts: 3, backoffMs: 500, settleMs: 10_000 } as const;
+const DEFAULTS = { timeoutMs: 5_000, attempts: 3, backoffMs: 500, settleMs: 3_000 } as const;
 
 /**
  * POSTs pin events to webhooks. `notify()` returns at once and never throws: the PTY must never
@@ -80,7 +83,8 @@ export class Notifier {
 
   /**
    * Resolves once every delivery has ended, or after `settleMs` (or `deadlineMs`), whichever is
-   * first; deliveries still running then are abandoned and logged. Never rejects.
+   * first; deliveries still running then are abandoned and logged. Never rejects. Meant for exit:
+   * once it abandoned something, later events are dropped.
    */
   async settled(deadlineMs = this.#o.settleMs): Promise<void> {
     if (this.#inFlight.size === 0) return;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { constants, homedir } from "node:os";
 import type { Clock } from "../clock.js";
 import { Extractor } from "../agents/extract.js";
-import { SessionTracker } from "../agents/tracker.js";
+import { SessionTracker, type PinEvent } from "../agents/tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
@@ -15,6 +15,7 @@ import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
+import type { Notifier, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
 import { PointerPin } from "./pin.js";
@@ -45,6 +46,7 @@ export interface SessionOptions {
   readonly log: Logger;
   readonly record?: CastRecorder;
   readonly trace?: LineFile;
+  readonly notifier?: Notifier;
   readonly clock: Clock;
   readonly now: () => Date;
 }
@@ -113,6 +115,7 @@ async function pinned(
     for (;;) {
       const outcome = await attempt(o, plugin, base, plan, history);
       if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);
+      tell(o, plugin, "rejected", plan.id ?? "", { previous: plan.id ?? "", reason: outcome.rejected });
       const aside = await setAside(o.pointerPath, "rejected", o.now());
       o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
       history = [...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }];
@@ -131,7 +134,14 @@ async function attempt(
   history: Pointer["history"],
 ): Promise<AttemptOutcome> {
   const warm = plan.mode === "warm" ? plan.pointer : undefined;
-  const pin = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd }, o.log, o.now, warm, history);
+  const pinner = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd }, o.log, o.now, warm, history);
+  const pin = {
+    apply(event: PinEvent): void {
+      pinner.apply(event);
+      tell(o, plugin, event.kind, event.pinned.id, event.kind === "changed" ? { previous: event.previous.id } : {});
+    },
+  };
+  if (warm !== undefined) tell(o, plugin, "resumed", warm.id, {});
   const tracker = new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule });
   let args = plan.args;
   if (plan.chosen !== undefined) {
@@ -172,7 +182,7 @@ async function attempt(
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
     ...(warm !== undefined ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
   });
-  await pin.settled();
+  await pinner.settled();
   return outcome;
 }
 
@@ -229,4 +239,9 @@ async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base
   const args = cold?.args ?? restored;
   const typed = restored === o.args && (cold?.promptVia ?? "pty") === "pty" ? o.prompt : undefined;
   return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
+}
+
+/** A webhook event, when --notify asked for them; never waited for. */
+function tell(o: SessionOptions, plugin: AgentPlugin, kind: NotifyKind, id: string, extra: { previous?: string; reason?: string }): void {
+  o.notifier?.notify({ kind, agent: plugin.name, id, cwd: o.cwd, pointer: o.pointerPath, time: o.now().toISOString(), ...extra });
 }

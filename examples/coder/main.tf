@@ -1,0 +1,74 @@
+# Amp in a Coder workspace, behind agentapi, with sessionpin keeping the Amp thread across
+# workspace restarts. A snippet for a template that already has `coder_agent.main`.
+#
+# enable_state_persistence makes the agentapi module export
+# AGENTAPI_STATE_FILE=$HOME/.amp-module/agentapi-state.json (with agentapi >= v0.12.0), so agentapi
+# restores the chat it shows; sessionpin keeps its pointer beside that file, as
+# $HOME/.amp-module/sessionpin-amp.json, so Amp itself resumes the same thread. Both live in the
+# module folder: keep $HOME on a persistent volume and both survive a restart together.
+#
+# For Claude Code or Goose: start-claude.sh / start-goose.sh, module_dir_name ".claude-module" /
+# ".goose-module", and that agent's install script.
+
+data "coder_parameter" "ai_prompt" {
+  name        = "AI Prompt"
+  type        = "string"
+  default     = ""
+  mutable     = true
+  description = "The task for Amp. Sent once, to a new thread; a restart resumes the thread without it."
+}
+
+module "agentapi" {
+  # Pin a version of the module that has enable_state_persistence and whose start_script
+  # starts agentapi itself (as start-amp.sh does).
+  source = "registry.coder.com/coder/agentapi/coder"
+
+  agent_id             = coder_agent.main.id
+  folder               = "/home/coder/project"
+  web_app_slug         = "amp"
+  web_app_display_name = "Amp"
+  web_app_icon         = "/icon/amp.svg"
+  cli_app_slug         = "amp-cli"
+  cli_app_display_name = "Amp CLI"
+  module_dir_name      = ".amp-module"
+
+  enable_state_persistence = true
+  agentapi_version         = "v0.12.2" # state persistence needs >= v0.12.0
+
+  pre_install_script = <<-EOT
+    #!/bin/bash
+    set -o errexit -o pipefail
+    npm install --global sessionpin
+  EOT
+
+  install_script = <<-EOT
+    #!/bin/bash
+    set -o errexit -o pipefail
+    npm install --global @ampcode/cli
+  EOT
+
+  # The module runs this as `agentapi-start.sh true <port>` from `folder`, with AGENTAPI_STATE_FILE
+  # exported; it ends in `agentapi server --type amp … -- sessionpin run … -- amp …`.
+  start_script = <<-EOT
+    #!/bin/bash
+    set -o errexit -o pipefail
+    echo -n '${base64encode(file("${path.module}/start-amp.sh"))}' | base64 -d > /tmp/sessionpin-start-amp.sh
+    chmod +x /tmp/sessionpin-start-amp.sh
+    ARG_PROMPT="$(echo -n '${base64encode(data.coder_parameter.ai_prompt.value)}' | base64 -d)" \
+    ARG_PROMPT_VIA='sessionpin' \
+    ARG_AGENT_ARGS='--mode smart' \
+    exec /tmp/sessionpin-start-amp.sh "$@"
+  EOT
+}
+
+# Amp needs its key for every thread operation, `amp threads new` included.
+resource "coder_env" "amp_api_key" {
+  agent_id = coder_agent.main.id
+  name     = "AMP_API_KEY"
+  value    = var.amp_api_key
+}
+
+variable "amp_api_key" {
+  type      = string
+  sensitive = true
+}

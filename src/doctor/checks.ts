@@ -1,0 +1,279 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { constants, existsSync, readFileSync, statSync } from "node:fs";
+import { access, open, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { pluginNamed, pluginForCommand } from "../agents/registry.js";
+import type { AgentPlugin } from "../agents/types.js";
+import { resolveExecutable } from "../pty/which.js";
+import { readPointer } from "../pointer/store.js";
+import { refuseForeign, unusable } from "../resume/plan.js";
+import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
+
+export type CheckStatus = "ok" | "warn" | "fail" | "skip" | "info";
+
+export interface Check {
+  readonly name: string;
+  readonly status: CheckStatus;
+  readonly detail: string;
+  /** Facts for scripts (`--json`). */
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+const MIN_NODE = [20, 18, 1] as const;
+
+export function nodeCheck(version = process.versions.node): Check {
+  const parts = version.split(".").map(Number);
+  const ok = compare(parts, MIN_NODE) >= 0;
+  return { name: "node", status: ok ? "ok" : "fail", detail: `Node.js ${version}${ok ? "" : ` (sessionpin needs ${MIN_NODE.join(".")} or newer)`}`, data: { version } };
+}
+
+function compare(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < b.length; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** node-pty loads and starts `true` in a PTY: what every `run` needs. */
+export async function ptyCheck(env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<Check> {
+  try {
+    const pty = await import("node-pty");
+    const child = pty.spawn("true", [], { cols: 80, rows: 24, cwd, env: { ...env } });
+    const exit = await Promise.race([
+      new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode))),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref()),
+    ]);
+    if (exit === undefined) {
+      child.kill("SIGKILL");
+      return { name: "pty", status: "fail", detail: `node-pty started \`true\` but it did not exit within ${timeoutMs} ms` };
+    }
+    return exit === 0
+      ? { name: "pty", status: "ok", detail: "node-pty started `true` in a PTY (exit 0)" }
+      : { name: "pty", status: "fail", detail: `node-pty started \`true\` in a PTY, and it exited ${exit}` };
+  } catch (error) {
+    // Typically a missing native build (`npm rebuild node-pty`) or a spawn-helper without its execute bit.
+    return { name: "pty", status: "fail", detail: `node-pty cannot start a PTY: ${messageOf(error)}` };
+  }
+}
+
+/** The agent on PATH, then its `--version`; stdin closed, so a TUI that ignores the flag cannot wait for input. */
+export async function agentChecks(executable: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<Check[]> {
+  let path: string;
+  try {
+    path = resolveExecutable(executable, env, cwd);
+  } catch (error) {
+    return [{ name: "agent", status: "fail", detail: messageOf(error).replace(/^sessionpin: /, ""), data: { executable } }];
+  }
+  const found: Check = { name: "agent", status: "ok", detail: `${executable}: ${path}`, data: { executable, path } };
+  const answer = await firstLine(path, ["--version"], env, cwd, timeoutMs);
+  const version: Check = "line" in answer
+    ? { name: "agent-version", status: "ok", detail: answer.line, data: { version: answer.line } }
+    : { name: "agent-version", status: "warn", detail: `\`${executable} --version\`: ${answer.error}` };
+  return [found, version];
+}
+
+/** The first non-empty output line of a command, or why there is none. Kills its whole process group on timeout. */
+function firstLine(file: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<{ line: string } | { error: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let out = "";
+    const collect = (chunk: Buffer): void => void (out.length < 4096 && (out += chunk.toString("utf8")));
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // already gone
+      }
+      resolve({ error: `no answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ error: messageOf(error) });
+    });
+    let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const finish = (): void => {
+      if (ended === undefined) return;
+      const { code, signal } = ended;
+      const line = out.split(/\r?\n/).map((l) => l.trim()).find(Boolean)?.slice(0, 160);
+      if (code === 0 && line !== undefined) resolve({ line });
+      else resolve({ error: code === 0 ? "printed nothing" : `exited ${code ?? signal}${line ? `: ${line}` : ""}` });
+    };
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      ended = { code, signal };
+      // Output may still be in the pipe; but a grandchild holding the pipe open must not keep us waiting.
+      setTimeout(finish, 200).unref();
+    });
+    child.on("close", finish);
+  });
+}
+
+export function pluginCheck(plugin: AgentPlugin | undefined, executable: string, userFiles: ReadonlyMap<AgentPlugin, string>): Check {
+  if (plugin === undefined) {
+    return { name: "plugin", status: "warn", detail: `no plugin for ${JSON.stringify(executable)}: sessionpin runs it transparently and pins nothing (--agent NAME picks one)` };
+  }
+  const source = userFiles.get(plugin) ?? "built-in";
+  return { name: "plugin", status: "ok", detail: `${plugin.name} (${source})`, data: { plugin: plugin.name, source } };
+}
+
+/** The pointer's folder can take a new file: probed by creating and removing one, not by mode bits. */
+export async function pointerDirCheck(pointerPath: string): Promise<Check> {
+  const dir = dirname(pointerPath);
+  const data = { dir };
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) return { name: "pointer-dir", status: "fail", detail: `${dir} is not a folder`, data };
+    const probe = join(dir, `.sessionpin-doctor-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      await (await open(probe, "wx", 0o600)).close();
+      await unlink(probe);
+      return { name: "pointer-dir", status: "ok", detail: `${dir}: writable`, data };
+    } catch (error) {
+      return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot create a file (${codeOf(error)}): run would start the agent unpinned`, data };
+    }
+  }
+  // sessionpin creates the missing folders (0700): the nearest existing one must let it.
+  let parent = dirname(dir);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  try {
+    await access(parent, constants.W_OK | constants.X_OK);
+    return { name: "pointer-dir", status: "ok", detail: `${dir}: not there yet; created on the first pin (${parent} is writable)`, data };
+  } catch (error) {
+    return { name: "pointer-dir", status: "fail", detail: `${dir}: missing, and ${parent} is not writable (${codeOf(error)})`, data };
+  }
+}
+
+/**
+ * What the next `run` would do with the pointer it finds. `explicit`: named by --pointer or
+ * SESSIONPIN_POINTER, where run refuses another agent's or folder's pointer instead of moving it.
+ */
+export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, cwd: string, explicit: boolean): Promise<Check> {
+  const read = await readPointer(pointerPath);
+  const data = { path: pointerPath, kind: read.kind };
+  switch (read.kind) {
+    case "missing":
+      return { name: "pointer", status: "ok", detail: `none at ${pointerPath}: the next start is cold`, data };
+    case "invalid":
+      return { name: "pointer", status: "warn", detail: `${pointerPath} is unreadable (${read.reason}): the next start moves it aside and is cold`, data };
+    case "newer":
+      return { name: "pointer", status: "fail", detail: `${pointerPath} was written by a newer sessionpin (version ${read.version}): run and plan refuse it`, data };
+    case "ok": {
+      const p = read.pointer;
+      const facts = { ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule };
+      const what = `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule}, captured ${p.capturedAt})`;
+      if (explicit && plugin !== undefined) {
+        try {
+          refuseForeign(pointerPath, plugin, read, cwd);
+        } catch (error) {
+          return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${messageOf(error).replace(/^sessionpin: /, "")}`, data: facts };
+        }
+      }
+      const refusal = plugin === undefined ? undefined : unusable(plugin, read, cwd);
+      if (refusal !== undefined) return { name: "pointer", status: "warn", detail: `${what}: ${refusal}; the next start moves it aside and is cold`, data: facts };
+      return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${p.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
+    }
+  }
+}
+
+/** `<pointer>.lock`: free, held by a live sessionpin, or left by a dead one. */
+export function lockCheck(pointerPath: string): Check {
+  const path = `${pointerPath}.lock`;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { name: "lock", status: "ok", detail: "free", data: { path, held: false } };
+  }
+  let holder: { pid?: unknown; host?: unknown; startedAt?: unknown } = {};
+  try {
+    holder = JSON.parse(text) as typeof holder;
+  } catch {
+    return { name: "lock", status: "warn", detail: `${path} is unreadable: the next run takes it over if its writer is gone`, data: { path, held: true } };
+  }
+  const pid = typeof holder.pid === "number" ? holder.pid : undefined;
+  const alive = pid !== undefined && isAlive(pid);
+  const who = `sessionpin pid ${String(holder.pid)} on ${String(holder.host)} since ${String(holder.startedAt)}`;
+  return alive
+    ? { name: "lock", status: "info", detail: `held by ${who}: a second run on this pointer exits 75`, data: { path, held: true, pid, alive } }
+    : { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: true, pid, alive } };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return codeOf(error) === "EPERM";
+  }
+}
+
+/** The AGENTAPI_* variables this process sees. */
+export function agentapiEnvCheck(env: NodeJS.ProcessEnv): Check {
+  const seen = Object.keys(env).filter((name) => name.startsWith("AGENTAPI_")).sort();
+  if (seen.length === 0) return { name: "agentapi-env", status: "skip", detail: "no AGENTAPI_* variables: not started by agentapi or its Coder module" };
+  const shown = seen.map((name) => `${name}=${shorten(env[name] ?? "", 60)}`);
+  const beside = env["AGENTAPI_STATE_FILE"] ? `; the pointer goes beside AGENTAPI_STATE_FILE` : "";
+  return { name: "agentapi-env", status: "info", detail: `${shown.join(", ")}${beside}`, data: Object.fromEntries(seen.map((name) => [name, env[name]])) };
+}
+
+/**
+ * agentapi takes its per-agent screen handling from the first word of the command unless told
+ * `--type`: behind sessionpin that word is `sessionpin`, so it would treat Amp or Claude as a
+ * custom agent. Running agentapi servers are the evidence; without one, the environment is a hint.
+ */
+export function agentapiTypeCheck(env: NodeJS.ProcessEnv, processes: readonly ProcessInfo[]): Check {
+  const servers = agentapiServers(processes).filter((s) => runsSessionpin(s.command));
+  if (servers.length > 0) {
+    const untyped = servers.filter((s) => s.type === undefined);
+    const mismatched = servers.filter((s) => {
+      const agent = agentOfSessionpin(s.command);
+      const typed = s.type && pluginNamed(s.type);
+      const actual = agent && pluginForCommand(agent);
+      return typed && actual && typed !== actual;
+    });
+    const describe = (s: (typeof servers)[number]): string => `agentapi pid ${s.pid} (${s.command.slice(0, 6).join(" ")}${s.command.length > 6 ? " …" : ""})`;
+    const data = { servers: servers.map((s) => ({ pid: s.pid, type: s.type ?? null, typeFrom: s.typeFrom ?? null, command: s.command })) };
+    if (untyped.length > 0) {
+      return { name: "agentapi-type", status: "fail", detail: `${untyped.map(describe).join("; ")} has no --type: it handles the agent as "custom"; start it as \`agentapi server --type <agent> -- sessionpin …\` or set AGENTAPI_TYPE`, data };
+    }
+    if (mismatched.length > 0) {
+      return { name: "agentapi-type", status: "warn", detail: mismatched.map((s) => `${describe(s)}: --type ${s.type} does not match the agent ${agentOfSessionpin(s.command)}`).join("; "), data };
+    }
+    return { name: "agentapi-type", status: "ok", detail: servers.map((s) => `agentapi pid ${s.pid}: type ${s.type} (${s.typeFrom === "flag" ? "--type" : "AGENTAPI_TYPE"})`).join("; "), data };
+  }
+  if (env["AGENTAPI_TYPE"]) return { name: "agentapi-type", status: "ok", detail: `AGENTAPI_TYPE=${env["AGENTAPI_TYPE"]}` };
+  if (Object.keys(env).some((name) => name.startsWith("AGENTAPI_"))) {
+    return {
+      name: "agentapi-type", status: "warn",
+      detail: "AGENTAPI_* variables are set but AGENTAPI_TYPE is not: unless agentapi gets --type <agent>, it takes `sessionpin` for the agent and handles it as \"custom\"",
+    };
+  }
+  return { name: "agentapi-type", status: "skip", detail: "no agentapi server runs sessionpin here" };
+}
+
+/** Where sessionpin writes: the log beside the pointer; recordings and traces only where asked. */
+export async function locationChecks(logPath: string | undefined, pluginFolder: string, pluginCount: number): Promise<Check[]> {
+  const checks: Check[] = [];
+  if (logPath !== undefined) {
+    const size = await stat(logPath).then((s) => s.size, () => undefined);
+    checks.push({ name: "log", status: "info", detail: `${logPath}${size === undefined ? " (none yet)" : ` (${size} bytes)`}`, data: { path: logPath, exists: size !== undefined } });
+  }
+  checks.push({ name: "recordings", status: "info", detail: "only where `run --record FILE.cast` and `run --trace FILE` say; none by default" });
+  checks.push({ name: "plugins-dir", status: "info", detail: `${pluginFolder} (${pluginCount} user plugin file(s) loaded)`, data: { path: pluginFolder } });
+  return checks;
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? messageOf(error);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,243 @@
+/**
+ * Webhook deliveries against real HTTP servers on 127.0.0.1: the JSON arrives; a slow receiver
+ * times out and is retried while notify() has long returned; a failing one is retried with
+ * backoff and given up on after N attempts; an unreachable port is logged; settled() is bounded.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { SessionpinError } from "../../src/errors.js";
+import type { Logger } from "../../src/log/logger.js";
+import { Notifier, notifyUrls, type NotifyEvent } from "../../src/notify/webhook.js";
+
+interface Received {
+  readonly method: string | undefined;
+  readonly contentType: string | undefined;
+  readonly body: string;
+  readonly at: number;
+}
+
+interface TestServer {
+  readonly url: string;
+  readonly received: Received[];
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** A server whose `answer(n, res)` handles the n-th request (1-based), after its body arrived. */
+async function serve(answer: (n: number, res: ServerResponse) => void): Promise<TestServer> {
+  const received: Received[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => parts.push(chunk));
+    req.on("end", () => {
+      received.push({ method: req.method, contentType: req.headers["content-type"], body: Buffer.concat(parts).toString("utf8"), at: Date.now() });
+      answer(received.length, res);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/secret-token?key=abc`, received };
+}
+
+const status = (code: number) => (_n: number, res: ServerResponse): void => void res.writeHead(code).end("{}");
+
+/** A port nothing listens on: taken, then given back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function memoryLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), close: () => undefined };
+}
+
+const EVENT: NotifyEvent = {
+  kind: "captured",
+  agent: "amp",
+  id: "T-019c479a-39cc-72af-a2d1-65a965c076ec",
+  cwd: "/home/coder/project",
+  pointer: "/home/coder/.amp-module/sessionpin-amp.json",
+  time: "2026-11-22T21:38:58.282Z",
+};
+
+/** notify() and how long it took to return. */
+function timedNotify(notifier: Notifier, event: NotifyEvent): number {
+  const start = performance.now();
+  notifier.notify(event);
+  return performance.now() - start;
+}
+
+describe("a receiver that answers", () => {
+  it("gets the event as a JSON POST, and the log says it was sent", async () => {
+    const server = await serve(status(204));
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log);
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(1);
+    expect(server.received[0]).toMatchObject({ method: "POST", contentType: "application/json" });
+    expect(JSON.parse(server.received[0]?.body ?? "")).toEqual(EVENT);
+    expect(log.lines).toEqual([`info notify: sent captured ${EVENT.id} to webhook 1 (http://${new URL(server.url).host}/…): HTTP 204`]);
+  });
+
+  it("sends every event to every URL, and never logs a URL's path or query (they hold secrets)", async () => {
+    const [a, b] = [await serve(status(200)), await serve(status(200))];
+    const log = memoryLog();
+    const notifier = new Notifier([a.url, b.url], log);
+    notifier.notify(EVENT);
+    notifier.notify({ ...EVENT, kind: "changed", id: "T-019c479a-0000-72af-a2d1-65a965c076ec", previous: EVENT.id });
+    await notifier.settled();
+    for (const server of [a, b]) {
+      expect(server.received.map((r) => JSON.parse(r.body).kind).sort()).toEqual(["captured", "changed"]);
+    }
+    expect(JSON.parse(a.received.find((r) => r.body.includes("changed"))?.body ?? "")).toMatchObject({ previous: EVENT.id });
+    expect(log.lines).toHaveLength(4);
+    expect(log.lines.join("\n")).not.toMatch(/secret-token|key=abc/);
+  });
+
+  it("does nothing without URLs", async () => {
+    const log = memoryLog();
+    const notifier = new Notifier([], log);
+    expect(notifier.enabled).toBe(false);
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(log.lines).toEqual([]);
+  });
+});
+
+describe("a slow receiver", () => {
+  it("times out each attempt and retries, while notify() has returned at once", async () => {
+    // Never answers: every attempt ends at the timeout.
+    const server = await serve(() => undefined);
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log, { timeoutMs: 200, backoffMs: 20, attempts: 3 });
+    expect(timedNotify(notifier, EVENT)).toBeLessThan(20);
+    // The caller's event loop is free while the delivery waits.
+    const ticks = await new Promise<number>((resolve) => {
+      let n = 0;
+      const timer = setInterval(() => (++n === 5 ? (clearInterval(timer), resolve(n)) : undefined), 10);
+    });
+    expect(ticks).toBe(5);
+    await notifier.settled();
+    expect(server.received).toHaveLength(3);
+    expect(log.lines.filter((l) => l.startsWith("warn"))).toEqual([
+      expect.stringMatching(/attempt 1 of 3 sending captured .* failed: no answer within 200 ms; retrying in 20 ms$/),
+      expect.stringMatching(/attempt 2 of 3 sending captured .* failed: no answer within 200 ms; retrying in 40 ms$/),
+      expect.stringMatching(/gave up sending captured .* after 3 attempt\(s\): no answer within 200 ms$/),
+    ]);
+  });
+
+  it("settled() waits no longer than its deadline, then abandons the delivery and logs it", async () => {
+    const server = await serve(() => undefined);
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log, { timeoutMs: 30_000 });
+    notifier.notify(EVENT);
+    const start = Date.now();
+    await notifier.settled(300);
+    const waited = Date.now() - start;
+    expect(waited).toBeGreaterThanOrEqual(250);
+    expect(waited).toBeLessThan(2_000);
+    expect(server.received).toHaveLength(1);
+    expect(log.lines).toEqual(["warn notify: 1 delivery(ies) still running after 300 ms at exit: abandoned"]);
+  });
+
+  it("settled() also ends a backoff wait at its deadline", async () => {
+    const server = await serve(status(503));
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log, { backoffMs: 60_000 });
+    notifier.notify(EVENT);
+    const start = Date.now();
+    await notifier.settled(500);
+    expect(Date.now() - start).toBeLessThan(2_000);
+    expect(server.received).toHaveLength(1);
+    expect(log.lines.at(-1)).toBe("warn notify: 1 delivery(ies) still running after 500 ms at exit: abandoned");
+  });
+});
+
+describe("a failing receiver", () => {
+  it("is retried after a 500, and the second attempt's success is logged", async () => {
+    const server = await serve((n, res) => void res.writeHead(n === 1 ? 500 : 200).end());
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log, { backoffMs: 50 });
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(2);
+    expect(server.received[1]?.body).toBe(server.received[0]?.body);
+    expect(log.lines).toEqual([
+      expect.stringMatching(/^warn notify: attempt 1 of 3 sending captured .* failed: HTTP 500; retrying in 50 ms$/),
+      expect.stringMatching(/^info notify: sent captured .*: HTTP 200 \(attempt 2\)$/),
+    ]);
+  });
+
+  it("always 500: gives up after N attempts, waiting twice as long before each retry", async () => {
+    const server = await serve(status(500));
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log, { attempts: 4, backoffMs: 100 });
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(4);
+    const gaps = server.received.slice(1).map((r, i) => r.at - (server.received[i]?.at ?? 0));
+    expect(gaps[0]).toBeGreaterThanOrEqual(90);
+    expect(gaps[1]).toBeGreaterThanOrEqual(190);
+    expect(gaps[2]).toBeGreaterThanOrEqual(390);
+    expect(log.lines.at(-1)).toMatch(/^warn notify: gave up sending captured .* after 4 attempt\(s\): HTTP 500$/);
+  });
+
+  it("a 4xx is not retried: the request itself is wrong", async () => {
+    const server = await serve(status(404));
+    const log = memoryLog();
+    const notifier = new Notifier([server.url], log, { backoffMs: 10 });
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(1);
+    expect(log.lines).toEqual([expect.stringMatching(/^warn notify: gave up sending captured .* after 1 attempt\(s\): HTTP 404$/)]);
+  });
+
+  it("429 and 408 are retried", async () => {
+    const server = await serve((n, res) => void res.writeHead(n === 1 ? 429 : n === 2 ? 408 : 201).end());
+    const notifier = new Notifier([server.url], memoryLog(), { backoffMs: 10 });
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(3);
+  });
+});
+
+describe("an unreachable receiver", () => {
+  it("is retried, then given up on, with the connection error in the log; other URLs still get the event", async () => {
+    const port = await closedPort();
+    const good = await serve(status(200));
+    const log = memoryLog();
+    const notifier = new Notifier([`http://127.0.0.1:${port}/hook`, good.url], log, { backoffMs: 10 });
+    expect(timedNotify(notifier, EVENT)).toBeLessThan(20);
+    await notifier.settled();
+    expect(good.received).toHaveLength(1);
+    const warnings = log.lines.filter((l) => l.startsWith("warn"));
+    expect(warnings).toHaveLength(3);
+    expect(warnings.at(-1)).toMatch(new RegExp(`^warn notify: gave up sending captured .* to webhook 1 \\(http://127\\.0\\.0\\.1:${port}/…\\) after 3 attempt\\(s\\): .*ECONNREFUSED`));
+  });
+});
+
+describe("configuration", () => {
+  it("refuses a URL that is not http(s), naming the flag and the value", () => {
+    expect(() => new Notifier(["ftp://example.com/x"], memoryLog())).toThrow(SessionpinError);
+    expect(() => new Notifier(["not a url"], memoryLog())).toThrow("sessionpin: --notify not a url: expected an http:// or https:// URL");
+  });
+
+  it("takes --notify flags, else SESSIONPIN_NOTIFY split on spaces", () => {
+    const env = { SESSIONPIN_NOTIFY: " http://a/1  http://b/2\n" };
+    expect(notifyUrls(["http://c/3"], env)).toEqual(["http://c/3"]);
+    expect(notifyUrls(undefined, env)).toEqual(["http://a/1", "http://b/2"]);
+    expect(notifyUrls([], {})).toEqual([]);
+  });
+});
