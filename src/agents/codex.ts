@@ -74,11 +74,12 @@ const data = definePlugin({
     //   --------
     { name: "session-banner", pattern: `^session id: (?<id>${UUID})`, state: "provisional" },
     // The TUI's goodbye, printed only once tokens were used (so a turn ran and its rollout exists).
-    // At agentapi's 67 columns it wraps; the Extractor joins the rows, so the ID may start on the next:
-    //   To continue this session, run codex resume
-    //   01a20545-5996-7863-a8f4-d1c1428601d6
+    // 0.169 puts the command on a row of its own (seen with the real CLI, test/interop):
+    //   To continue this session, run:
+    //     codex resume 01a20545-5996-7863-a8f4-d1c1428601d6
+    // and older builds on one row, which agentapi's 67 columns wrap. The Extractor joins the rows.
     // After `/rename` Codex prints the thread's name there: the grammar refuses it.
-    { name: "exit-hint", pattern: `^To continue this session, run codex resume\\s+(?<id>${UUID})`, state: "confirmed" },
+    { name: "exit-hint", pattern: `^To continue this session, run:?\\s+codex resume\\s+(?<id>${UUID})`, state: "confirmed" },
     // The `/status` card; its `Forked from:` row names the parent and is never taken:
     //   │  Session:                   01a20545-5996-7863-a8f4-d1c1428601d6     │
     { name: "status-session", pattern: `^[\\s│|]*Session:\\s+(?<id>${UUID})`, state: "provisional" },

@@ -40,9 +40,20 @@ const FRAME = /^[\s│┃║|]+|[\s│┃║|]+$/g;
  * either row alone are left to that row.
  */
 function judgeAcross(grammar: RegExp, rule: TextRule, before: RowBefore, text: string): Verdict[] {
-  const head = before.text.replace(FRAME, "") + (before.fullRow ? "" : " ");
-  const joined = head + text.replace(FRAME, "");
-  return judgeText(grammar, rule, joined, (start, end) => start < head.length && end > head.length);
+  const across = (separator: string, wholeWord: boolean): Verdict[] => {
+    const head = before.text.replace(FRAME, "") + separator;
+    const joined = head + text.replace(FRAME, "");
+    return judgeText(grammar, rule, joined, (start, end) =>
+      start < head.length && end > head.length && (!wholeWord || end === joined.length || /\s/.test(joined[end] ?? "")));
+  };
+  // A full row broke inside a word; a shorter one between words. TUIs also wrap at a width of
+  // their own (Claude 2.1.330's /status splits the UUID at 65 of 67 columns), so a shorter row is
+  // also joined without a space, but then the ID must end where the next row's first word ends:
+  // an ID one short plus the start of an unrelated row must not make a look-alike.
+  const verdicts = across(before.fullRow ? "" : " ", false);
+  if (before.fullRow || verdicts.some((verdict) => verdict.kind === "taken")) return verdicts;
+  const glued = across("", true);
+  return glued.some((verdict) => verdict.kind === "taken") ? glued : verdicts;
 }
 
 function judgeField(

@@ -97,8 +97,10 @@ describe("copilot rules", () => {
     const wrapped = `${row.slice(0, 67)}\r\n${row.slice(67)}\r\n`;
     expect(row.slice(0, 67)).toHaveLength(67);
     expect(await pinnedFrom(wrapped, 67)).toMatchObject({ id: ID, rule: "exit-hint" });
-    // Without knowing the width, the break reads as a space and nothing (no partial ID) is taken.
-    expect(await pinnedFrom(wrapped, 0)).toBeUndefined();
+    // Without knowing the width, the halves are still joined, because the ID then ends where
+    // the next row's word ends; a partial ID is never taken.
+    expect(await pinnedFrom(wrapped, 0)).toMatchObject({ id: ID, rule: "exit-hint" });
+    expect(await pinnedFrom(`${row.slice(0, 67)}\r\n${row.slice(67)}x\r\n`, 0)).toBeUndefined();
   });
 
   it("follows a new ID after a warm start and reports it as a change", () => {

@@ -1,0 +1,120 @@
+/**
+ * Real Claude Code, print mode (`claude -p … --output-format stream-json --verbose`), through
+ * sessionpin at agentapi's 67x1190, against the fake Messages API. The fake API's record is the
+ * proof: which session header each request carried and which turns it sent.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Cleanup, exitOf, WAIT_MS } from "../e2e/support.js";
+import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
+import { claudeEnv, endStrays, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID, versionOf } from "./support.js";
+
+const cleanup = new Cleanup();
+// A fresh fake API per test, so each test's record holds only its own requests.
+let api: FakeAnthropic;
+beforeEach(async () => void (api = await FakeAnthropic.start()));
+afterEach(async () => {
+  await cleanup.run();
+  await api.close();
+  expect(endStrays(), "processes left behind").toEqual([]);
+});
+
+const STREAM = ["--output-format", "stream-json", "--verbose"];
+const REMEMBER = "remember the word zebra";
+const ASK = "which word?";
+
+describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => {
+  it("is the pinned version, found on PATH", () => {
+    const sb = realSandbox(cleanup);
+    expect(versionOf(sb, "claude")).toBe(`${pinned("@anthropic-ai/claude-code")} (Claude Code)`);
+  });
+
+  it("pins the session of a stream-json run; a warm start without --resume-prompt drops the new prompt, with it the real CLI resumes the pinned session", async () => {
+    const sb = realSandbox(cleanup, claudeEnv(api.url, "api-key"));
+
+    // Cold: sessionpin names the session up front (--session-id) and the stream's `result` confirms it.
+    const cast = join(sb.dir, "cold.cast");
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--record", cast], ["claude", "-p", REMEMBER, ...STREAM])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const pointer = sb.readPointer();
+    const id = String(pointer["id"]);
+    expect(id).toMatch(UUID);
+    expect(pointer).toMatchObject({ agent: "claude", state: "confirmed", source: { rule: "result" }, history: [] });
+    expect(startsIn(sb.readLog())).toEqual([["claude", "--session-id", id, "-p", REMEMBER, ...STREAM]]);
+    // The real stream: init, assistant and result all carry the chosen ID.
+    const events = jsonLines(rawText(cold));
+    expect(events.find((e) => e["type"] === "system" && e["subtype"] === "init")?.["session_id"]).toBe(id);
+    expect(events.find((e) => e["type"] === "result")).toMatchObject({ subtype: "success", is_error: false, session_id: id, result: "FAKE-API: noted the word zebra." });
+    const first = api.conversation(REMEMBER);
+    expect(first).toHaveLength(1);
+    expect(first[0]?.sessionId).toBe(id);
+    expect(first[0]?.stream).toBe(true);
+    // The real stream alone, replayed offline, gives the same ID through the plugin's stream rules.
+    expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "claude", id, state: "confirmed", rule: "result" } });
+
+    // Warm: sessionpin resumes the pinned ID but, as its claude plugin's warmArgs says, drops every
+    // positional, so "which word?" never reaches Claude. 2.1.330 refuses a resumed -p run without
+    // a prompt (exit 1, below); the plugin lists that text as transient, so the pointer stays.
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id]);
+    expect(warm.text).toContain("Error: No deferred tool marker found in the resumed session.");
+    expect(warm.text).toContain("Provide a prompt to continue the conversation.");
+    expect(api.conversation(ASK)).toEqual([]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+
+    // With --resume-prompt the warm start carries the new message: through sessionpin itself the
+    // real CLI continues the same conversation. The fake API sees the same session header and the
+    // earlier turns, and so "remembers" the word.
+    const asked = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(asked, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id, "--", ASK]);
+    const resumed = api.conversation(ASK);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]?.sessionId).toBe(id);
+    expect(userTexts(resumed[0]?.messages ?? []).filter((t) => t !== "")).toEqual([REMEMBER, ASK]);
+    expect(resumed[0]?.messages.map((m) => m.role).filter((r) => r !== "system")).toEqual(["user", "assistant", "user"]);
+    expect(resumed[0]?.answer).toBe("FAKE-API: the word is zebra.");
+    expect(jsonLines(rawText(asked)).find((e) => e["type"] === "result")).toMatchObject({ subtype: "success", session_id: id });
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+  });
+
+  it("falls back to a fresh session, with the new prompt, when the pinned session is gone", async () => {
+    const sb = realSandbox(cleanup, claudeEnv(api.url, "api-key"));
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", REMEMBER, ...STREAM])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+
+    // Pin an ID Claude has no transcript for. Claude 2.1.330 looks the session up before it
+    // looks for a prompt, so this time the warm start is refused with the plugin's rejection text.
+    const stale = "0b5e8d1c-2f3a-4b6c-8d9e-0f1a2b3c4d5e";
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+
+    // What 2.1.330 printed: the error line, then a stream `result` that says the same.
+    expect(warm.text).toContain(`No conversation found with session ID: ${stale}`);
+    const events = jsonLines(rawText(warm));
+    expect(events[0]).toMatchObject({ type: "result", subtype: "error_during_execution", is_error: true, session_id: stale, errors: [`No conversation found with session ID: ${stale}`] });
+
+    // sessionpin set the stale pointer aside and started afresh in the same run; the cold argv
+    // keeps the positional, so this time "which word?" reached Claude, in a new session.
+    const [resumeArgv, freshArgv] = startsIn(sb.readLog()).slice(-2);
+    expect(resumeArgv).toEqual(["claude", "-p", ...STREAM, "--resume", stale]);
+    const fresh = String(sb.readPointer()["id"]);
+    expect(fresh).toMatch(UUID);
+    expect(fresh).not.toBe(stale);
+    expect(freshArgv).toEqual(["claude", "--session-id", fresh, "-p", ASK, ...STREAM]);
+    expect(sb.readLog()).toContain(`stored ID ${stale} rejected: claude printed "No conversation found with session ID: ${stale}"`);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ id: fresh, state: "confirmed", source: { rule: "result" } });
+    expect((pointer["history"] as Array<{ id: string; reason: string }>).map((h) => h.id)).toEqual([stale]);
+    const asked = api.conversation(ASK);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.sessionId).toBe(fresh);
+    expect(userTexts(asked[0]?.messages ?? []).filter((t) => t !== "")).toEqual([ASK]);
+    expect(asked[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * Real Codex CLI through sessionpin at agentapi's 67x1190, against the fake Responses API
+ * (a custom model provider in $HOME/.codex/config.toml). The fake API's record (its `session-id`
+ * header and the `input` items) proves which thread a run continued.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PtyDriver } from "../../src/demo/driver.js";
+import { Cleanup, exitOf, pointerExists, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
+import type { Sandbox } from "../helpers/sandbox.js";
+import { userTexts } from "./fake-anthropic.js";
+import { FakeOpenAI, messagesOf } from "./fake-openai.js";
+import { codexEnv, endStrays, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf, writeCodexConfig } from "./support.js";
+
+const cleanup = new Cleanup();
+let api: FakeOpenAI;
+beforeEach(async () => void (api = await FakeOpenAI.start()));
+afterEach(async () => {
+  await cleanup.run();
+  await api.close();
+  expect(endStrays(), "processes left behind").toEqual([]);
+});
+
+const VERSION = pinned("@openai/codex");
+const EXEC = ["codex", "exec", "--json", "--skip-git-repo-check"];
+const REMEMBER = "remember the word zebra";
+const ASK = "which word?";
+
+function codexSandbox(): Sandbox {
+  const sb = realSandbox(cleanup, codexEnv);
+  writeCodexConfig(sb, api.url);
+  return sb;
+}
+
+/** The user texts of a Responses request, without Codex's own `<environment_context>` message. */
+const asked = (input: readonly Record<string, unknown>[]): string[] => userTexts(messagesOf(input)).filter((t) => !t.startsWith("<environment_context>"));
+
+/** agentapi's shutdown: SIGINT to sessionpin, which forwards it to the agent's process group. */
+async function stop(driver: PtyDriver): Promise<{ exitCode: number; signal: number }> {
+  driver.kill("SIGINT");
+  return exitOf(driver, WAIT_MS * 2);
+}
+
+/** A cold `codex exec --json` run through sessionpin; returns the pinned thread ID. */
+async function coldExec(sb: Sandbox): Promise<string> {
+  const cold = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, REMEMBER])));
+  expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+  const started = jsonLines(rawText(cold)).find((e) => e["type"] === "thread.started");
+  const id = String(started?.["thread_id"]);
+  expect(id).toMatch(UUID);
+  await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the rollout to confirm the thread");
+  return id;
+}
+
+describe(`Codex ${VERSION}`, () => {
+  it("is the pinned version, found on PATH", () => {
+    const sb = codexSandbox();
+    expect(versionOf(sb, "codex")).toContain(`codex-cli ${VERSION}`);
+  });
+
+  it("pins thread.started's thread_id of `codex exec --json`, confirmed by the rollout", async () => {
+    const sb = codexSandbox();
+    const cast = join(sb.dir, "exec.cast");
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--record", cast], [...EXEC, REMEMBER])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const events = jsonLines(rawText(cold));
+    expect(events[0]).toEqual({ type: "thread.started", thread_id: expect.stringMatching(UUID) as unknown });
+    const id = String(events[0]?.["thread_id"]);
+    expect(events.map((e) => e["type"])).toEqual(expect.arrayContaining(["turn.started", "item.completed", "turn.completed"]));
+    expect(events.find((e) => (e["item"] as { type?: string } | undefined)?.type === "agent_message")?.["item"]).toMatchObject({ text: "FAKE-API: noted the word zebra." });
+
+    expect(startsIn(sb.readLog())).toEqual([[...EXEC, REMEMBER]]);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the rollout to confirm the thread");
+    expect(sb.readPointer()).toMatchObject({ agent: "codex", id, source: { rule: "rollout" }, history: [] });
+    // Line 2: in the PTY, Codex's stderr warning about PATH aliases under /tmp comes first.
+    expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${id} \\(rule thread-started, line \\d+\\)`));
+    const first = api.conversation(REMEMBER);
+    expect(first).toHaveLength(1);
+    expect(first[0]?.headers["session-id"]).toBe(id);
+    expect(first[0]?.headers["thread-id"]).toBe(id);
+    // The real output alone, replayed offline, gives the same thread.
+    expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "codex", id, state: "provisional", rule: "thread-started" } });
+  });
+
+  it("warm exec start: without --resume-prompt Codex refuses the prompt-less resume and the pointer stays; with it the same thread continues", async () => {
+    const sb = codexSandbox();
+    const id = await coldExec(sb);
+
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id]);
+    expect(warm.text).toContain("No prompt provided. Either specify one as an argument or pipe the prompt into stdin.");
+    expect(api.conversation(ASK)).toEqual([]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+
+    // With --resume-prompt the warm start carries the message: through sessionpin the real CLI
+    // continues the same thread (same thread_id, same session-id header, earlier turns).
+    const resumedRun = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...EXEC, ASK])));
+    expect((await exitOf(resumedRun, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id, ASK]);
+    expect(jsonLines(rawText(resumedRun))[0]).toEqual({ type: "thread.started", thread_id: id });
+    const resumed = api.conversation(ASK);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]?.headers["session-id"]).toBe(id);
+    expect(asked(resumed[0]?.input ?? [])).toEqual([REMEMBER, ASK]);
+    expect(resumed[0]?.answer).toBe("FAKE-API: the word is zebra.");
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+  });
+
+  it("stale ID, exec, with --resume-prompt: the real CLI refuses the thread and sessionpin falls back to a fresh one with the task prompt", async () => {
+    const sb = codexSandbox();
+    await coldExec(sb);
+    const stale = "01a20562-0000-7181-8578-2b6ce586163b";
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...EXEC, ASK])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(warm.text).toContain(`no rollout found for thread id ${stale}`);
+    const starts = startsIn(sb.readLog());
+    expect(starts.at(-2)).toEqual([...EXEC, "resume", stale, ASK]);
+    expect(starts.at(-1)).toEqual([...EXEC, ASK]);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
+    const fresh = sb.readPointer();
+    expect(fresh["id"]).not.toBe(stale);
+    expect(fresh["history"]).toEqual([expect.objectContaining({ id: stale })]);
+  });
+
+  it("stale ID, exec: the real CLI refuses it only once it has a prompt, so sessionpin's prompt-less warm start cannot tell: no fallback, stale pointer kept (product gap)", async () => {
+    const sb = codexSandbox();
+    await coldExec(sb);
+    const stale = "01a20562-0000-7181-8578-2b6ce586163b";
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
+
+    // The real CLI with the warm argv and a prompt: the rejection text of the plugin.
+    const direct = cleanup.driver(sb.direct([...EXEC, "resume", stale, ASK]));
+    expect((await exitOf(direct, WAIT_MS * 4)).exitCode).toBe(1);
+    expect(direct.text).toContain(`Error: thread/resume: thread/resume failed: no rollout found for thread id ${stale} (code -32600)`);
+
+    // Through sessionpin: no prompt, so Codex stops before it looks the thread up.
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", stale]);
+    expect(warm.text).toContain("No prompt provided.");
+    expect(warm.text).not.toContain("no rollout found");
+    expect(sb.readPointer()).toMatchObject({ id: stale });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
+  it("interactive: pins the thread from its rollout, resumes it across a restart with `codex resume <id>`; the real /quit goodbye is not read by the exit-hint rule (product gap)", async () => {
+    const sb = codexSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["codex"])));
+    await cold.waitFor(onScreen("FAKE-API: noted the word zebra."), WAIT_MS * 2);
+    // The TUI shows no ID while it runs: its rollout file in $HOME/.codex/sessions/… names it.
+    const id = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the rollout to pin the thread");
+    expect(sb.readPointer()).toMatchObject({ agent: "codex", id, source: { rule: "rollout" }, history: [] });
+    expect(startsIn(sb.readLog())).toEqual([["codex", REMEMBER]]);
+    expect(api.conversation(REMEMBER).map((r) => r.headers["session-id"])).toEqual([id]);
+    await settled(cold);
+    // agentapi's shutdown; 0.169 dies of the SIGINT (so sessionpin exits 130) without a goodbye.
+    expect((await stop(cold)).exitCode).toBe(130);
+
+    const cast = join(sb.dir, "warm.cast");
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["codex"])));
+    await waitUntil(() => startsIn(sb.readLog()).length === 2, "the warm start");
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["codex", "resume", id]);
+    // The resumed thread shows its earlier answer; the prompt is not sent again.
+    await warm.waitFor(onScreen("FAKE-API: noted the word zebra."), WAIT_MS * 2);
+    await settled(warm);
+    warm.sendMessage(ASK);
+    await warm.waitFor(onScreen("FAKE-API: the word is zebra."), WAIT_MS * 2);
+    const resumed = api.conversation(ASK);
+    expect(resumed.map((r) => r.headers["session-id"])).toEqual([id]);
+    expect(asked(resumed[0]?.input ?? [])).toEqual([REMEMBER, ASK]);
+    expect(api.requests.filter((r) => asked(r.input).at(-1) === REMEMBER)).toHaveLength(1);
+    await settled(warm);
+    // This time the user quits: 0.169's goodbye puts the command on its own indented row after
+    // "run:", where the plugin's exit-hint rule expects `To continue this session, run codex
+    // resume <id>` on one line (product gap: the real goodbye pins nothing; the rollout did).
+    warm.sendMessage("/quit");
+    expect((await exitOf(warm, WAIT_MS * 2)).exitCode).toBe(0);
+    expect(rawText(warm)).toContain(`To continue this session, run:\n  \x1b[36mcodex resume ${id}\x1b[39m\n`);
+    expect(warm.text).toMatch(new RegExp(`Token usage: total=\\d+ input=\\d+ output=\\d+\\nTo continue this session, run:\\n  codex resume ${id}$`, "m"));
+    expect(replayOf(sb, cast)).toMatchObject({ status: 1, result: { agent: "codex", id: null } });
+    expect(takenRules(sb, cast)).toEqual([]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+  });
+
+  it("interactive, stale ID: the real TUI refuses it and sessionpin falls back to a fresh thread with the prompt", async () => {
+    const sb = codexSandbox();
+    const stale = "01a20562-0000-7181-8578-2b6ce586163b";
+    writePointerByHand(sb, { agent: "codex", id: stale, source: { rule: "rollout" } });
+    const cast = join(sb.dir, "fallback.cast");
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["codex"])));
+    await driver.waitFor(onScreen("FAKE-API: noted the word zebra."), WAIT_MS * 3);
+    expect(driver.text).toContain(`ERROR: No saved session found with ID ${stale}. Run \`codex resume\` without an ID to choose from existing sessions.`);
+    const [resumeArgv, freshArgv] = startsIn(sb.readLog());
+    expect(resumeArgv).toEqual(["codex", "resume", stale]);
+    expect(freshArgv).toEqual(["codex", REMEMBER]);
+    expect(sb.readLog()).toContain(`stored ID ${stale} rejected: codex printed "ERROR: No saved session found with ID ${stale}.`);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
+    const fresh = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["id"] !== stale && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the fresh thread's pin");
+    expect(fresh).toMatch(UUID);
+    expect(api.conversation(REMEMBER).map((r) => r.headers["session-id"])).toEqual([fresh]);
+    expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([stale]);
+    // The /status card of 0.169 at 67 columns (no box drawn) and the plugin's status-session rule.
+    await settled(driver);
+    driver.sendMessage("/status");
+    // (Drawn with cursor moves: the plain text runs the rows together.)
+    await driver.waitFor(new RegExp(`Session: {13}${fresh}`), WAIT_MS);
+    await settled(driver);
+    expect((await stop(driver)).exitCode).toBe(130);
+    expect(takenRules(sb, cast)).toEqual(["codex/status-session"]);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * A fake OpenAI Responses API on 127.0.0.1 for the real Codex CLI, configured as a custom model
+ * provider in `$CODEX_HOME/config.toml` (see codexConfig in support.ts). Without a model server
+ * Codex 0.169 starts a turn and then waits for the network forever; with this one a turn
+ * completes in milliseconds, so its rollout is written and `codex exec resume` has a thread to
+ * load. It answers `POST /v1/responses` with an SSE stream (`response.created`, one assistant
+ * message, `response.completed`), anything else with a 404, and records every request: its
+ * headers and the `input` items it carried (a resumed thread sends the earlier turns again).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { answerFor, type ApiMessage } from "./fake-anthropic.js";
+
+export interface RecordedResponsesRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The `input` items of the body (messages, tool calls, …). */
+  readonly input: readonly Record<string, unknown>[];
+  readonly answer: string | undefined;
+}
+
+/** The input items as chat messages with plain text (`input_text`/`output_text` parts joined). */
+export function messagesOf(input: readonly Record<string, unknown>[]): ApiMessage[] {
+  return input
+    .filter((item) => item["type"] === "message" && typeof item["role"] === "string")
+    .map((item) => {
+      const content = Array.isArray(item["content"]) ? (item["content"] as Array<Record<string, unknown>>) : [];
+      const text = content.map((part) => (typeof part["text"] === "string" ? part["text"] : "")).join("\n");
+      return { role: String(item["role"]), content: text };
+    });
+}
+
+export class FakeOpenAI {
+  readonly requests: RecordedResponsesRequest[] = [];
+  readonly #server: Server;
+  #count = 0;
+
+  private constructor(server: Server) {
+    this.#server = server;
+  }
+
+  static async start(): Promise<FakeOpenAI> {
+    let fake: FakeOpenAI | undefined;
+    const server = createServer((req, res) => {
+      void fake?.handle(req, res);
+    });
+    fake = new FakeOpenAI(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve());
+    });
+    return fake;
+  }
+
+  /** The provider's base URL (Codex appends `/responses`). */
+  get url(): string {
+    const { port } = this.#server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/v1`;
+  }
+
+  /**
+   * `/v1/responses` requests with a user message that is exactly `text`: the conversation's own
+   * turns (Codex's side request for a thread title quotes the prompt inside a longer message).
+   */
+  conversation(text: string): RecordedResponsesRequest[] {
+    return this.requests.filter((r) => r.path === "/v1/responses" && messagesOf(r.input).some((m) => m.role === "user" && String(m.content).trim() === text));
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: Record<string, unknown> = {};
+    try {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    } catch {
+      // recorded with no input
+    }
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const input = Array.isArray(body["input"]) ? (body["input"] as Array<Record<string, unknown>>) : [];
+    const isResponses = req.method === "POST" && path === "/v1/responses";
+    const answer = isResponses ? answerFor(messagesOf(input)) : undefined;
+    this.requests.push({ method: req.method ?? "", path, headers: { ...req.headers }, input, answer });
+    if (!isResponses || answer === undefined) {
+      const text = JSON.stringify({ error: { message: `fake OpenAI API: no ${req.method} ${path}`, type: "invalid_request_error" } });
+      res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    this.#count += 1;
+    const id = `resp_fake${this.#count}`;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const event = (data: Record<string, unknown>): void => {
+      res.write(`event: ${String(data["type"])}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    event({ type: "response.created", response: { id } });
+    event({ type: "response.output_item.done", item: { type: "message", role: "assistant", id: `msg_fake${this.#count}`, content: [{ type: "output_text", text: answer }] } });
+    const usage = { input_tokens: 12, input_tokens_details: null, output_tokens: 6, output_tokens_details: null, total_tokens: 18 };
+    event({ type: "response.completed", response: { id, usage } });
+    res.end();
+  }
+}
