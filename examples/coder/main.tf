@@ -7,7 +7,7 @@
 # $HOME/.amp-module/sessionpin-amp.json, so Amp itself resumes the same thread. Both live in the
 # module folder: keep $HOME on a persistent volume and both survive a restart together.
 #
-# For Claude Code or Goose: start-claude.sh / start-goose.sh, module_dir_name ".claude-module" /
+# For Claude Code or Goose: ARG_AGENT=claude / goose, module_dir_name ".claude-module" /
 # ".goose-module", and that agent's install script.
 
 data "coder_parameter" "ai_prompt" {
@@ -20,7 +20,7 @@ data "coder_parameter" "ai_prompt" {
 
 module "agentapi" {
   # Pin a version of the module that has enable_state_persistence and whose start_script
-  # starts agentapi itself (as start-amp.sh does).
+  # starts agentapi itself (as agentapi-start.sh does).
   source = "registry.coder.com/coder/agentapi/coder"
 
   agent_id             = coder_agent.main.id
@@ -52,12 +52,13 @@ module "agentapi" {
   start_script = <<-EOT
     #!/bin/bash
     set -o errexit -o pipefail
-    echo -n '${base64encode(file("${path.module}/start-amp.sh"))}' | base64 -d > /tmp/sessionpin-start-amp.sh
-    chmod +x /tmp/sessionpin-start-amp.sh
+    echo -n '${base64encode(file("${path.module}/agentapi-start.sh"))}' | base64 -d > /tmp/sessionpin-agentapi-start.sh
+    chmod +x /tmp/sessionpin-agentapi-start.sh
     ARG_PROMPT="$(echo -n '${base64encode(data.coder_parameter.ai_prompt.value)}' | base64 -d)" \
+    ARG_AGENT='amp' \
     ARG_PROMPT_VIA='sessionpin' \
     ARG_AGENT_ARGS='--mode smart' \
-    exec /tmp/sessionpin-start-amp.sh "$@"
+    exec /tmp/sessionpin-agentapi-start.sh "$@"
   EOT
 }
 

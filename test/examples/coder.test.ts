@@ -1,5 +1,5 @@
 /**
- * examples/coder/start-*.sh, run the way Coder's agentapi module runs them (`start.sh true <port>`
+ * examples/coder/agentapi-start.sh for each agent, run the way Coder's agentapi module runs them (`start.sh true <port>`
  * in the project folder, AGENTAPI_STATE_FILE in the module folder), with a fake `agentapi` on PATH
  * (test/examples/fixtures/agentapi: records its argv and env, then execs its command, so sessionpin
  * really runs) and the fake agents of fixtures/agents. Checks what agentapi and the agent receive,
@@ -113,11 +113,12 @@ const agentapiRuns = (sb: Sandbox): AgentapiRun[] =>
 
 /** The start script in a PTY the size agentapi gives, as the module calls it. */
 function startScript(sb: Sandbox, agent: Agent, env: NodeJS.ProcessEnv): PtyDriver {
-  return cleanup.driver(sb.direct(["bash", join(EXAMPLES, `start-${agent.name}.sh`), "true", "3284"], {
+  return cleanup.driver(sb.direct(["bash", join(EXAMPLES, "agentapi-start.sh"), "true", "3284"], {
     env: {
       ...sb.env,
       PATH: `${FIXTURES}${delimiter}${sb.env["PATH"] ?? ""}`,
       AGENTAPI_STATE_FILE: join(moduleDir(sb, agent), "agentapi-state.json"),
+      ARG_AGENT: agent.name,
       ARG_PROMPT: PROMPT,
       ARG_AGENT_ARGS: agent.flags,
       ...env,
@@ -141,7 +142,7 @@ function agentapiArgv(agent: Agent, middle: readonly string[], run: readonly str
   return ["server", "--type", agent.name, "--port", "3284", "--term-width", "67", "--term-height", "1190", ...middle, "--", "sessionpin", "run", ...run, "--", ...agent.command];
 }
 
-describe.each(AGENTS)("examples/coder/start-$name.sh", (agent) => {
+describe.each(AGENTS)("examples/coder/agentapi-start.sh with ARG_AGENT=$name", (agent) => {
   it("sessionpin delivers the prompt: typed into the new session cold, never sent warm", async () => {
     const sb = cleanup.sandbox();
     const promptFile = join(moduleDir(sb, agent), "prompt.txt");

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Start script (the agentapi module's `start_script`) for an agent behind agentapi, with
+# sessionpin keeping its session across workspace restarts. The module runs it from the project
+# folder as `agentapi-start.sh true <port>`, with AGENTAPI_STATE_FILE exported when
+# enable_state_persistence is on. Inputs, from the environment:
+#   ARG_AGENT       amp (default), claude or goose: any agent sessionpin has a plugin for works
+#   ARG_PROMPT      the task prompt, for a new session only (empty: none)
+#   ARG_PROMPT_VIA  sessionpin (default): sessionpin delivers the prompt to a new session, and to
+#                     the fresh one it starts if the agent rejects the stored session;
+#                   agentapi: agentapi sends it as the first chat message (--initial-prompt),
+#                     when `sessionpin plan` says the start is cold
+#   ARG_AGENT_ARGS  the agent's own flags, space-separated (default: amp's `--mode smart`)
+#   ARG_MODULE_DIR  the module folder (default: $HOME/.<agent>-module)
+set -o errexit -o nounset -o pipefail
+
+port="${2:-3284}"
+name="${ARG_AGENT:-amp}"
+module_dir="${ARG_MODULE_DIR:-$HOME/.$name-module}"
+prompt="${ARG_PROMPT:-}"
+case "$name" in
+  amp) read -r -a flags <<< "${ARG_AGENT_ARGS---mode smart}"; agent=(amp) ;;
+  # Goose's conversation is `goose session`; `goose run` is one-shot.
+  goose) read -r -a flags <<< "${ARG_AGENT_ARGS:-}"; agent=(goose session) ;;
+  *) read -r -a flags <<< "${ARG_AGENT_ARGS:-}"; agent=("$name") ;;
+esac
+agent+=(${flags[@]+"${flags[@]}"})
+mkdir -p "$module_dir"
+
+# The pointer belongs in the module folder, beside agentapi's state file: sessionpin puts it
+# there (sessionpin-<agent>.json) by itself when AGENTAPI_STATE_FILE is set; otherwise, say where.
+if [ -z "${AGENTAPI_STATE_FILE:-}" ]; then
+  export SESSIONPIN_POINTER="${SESSIONPIN_POINTER:-$module_dir/sessionpin-$name.json}"
+fi
+
+# Runs nothing; prints {"mode":"cold"|"warm","agent":…,"id":…,"argv":[…],"pointer":…}.
+plan="$(sessionpin plan -- "${agent[@]}")"
+echo "sessionpin plan: $plan"
+
+initial=() # for agentapi: --initial-prompt
+typed=()   # for sessionpin run: --prompt-file
+if [ -n "$prompt" ] && [ "${ARG_PROMPT_VIA:-sessionpin}" = agentapi ]; then
+  # A warm start resumes a session that already holds the prompt: never send it twice.
+  case "$plan" in '{"mode":"cold"'*) initial=(--initial-prompt "$prompt") ;; esac
+elif [ -n "$prompt" ]; then
+  (umask 077 && printf '%s' "$prompt" > "$module_dir/prompt.txt")
+  typed=(--prompt-file "$module_dir/prompt.txt")
+fi
+
+# --type: agentapi picks its per-agent screen handling from the command's first word, which is
+# `sessionpin` here.
+exec agentapi server --type "$name" --port "$port" --term-width 67 --term-height 1190 \
+  ${initial[@]+"${initial[@]}"} -- sessionpin run ${typed[@]+"${typed[@]}"} -- "${agent[@]}"
