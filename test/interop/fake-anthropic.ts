@@ -11,8 +11,8 @@
  * the last "remember the word <w>" the user said, so a resumed conversation can be told from a
  * fresh one by what the model "remembers".
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LocalServer } from "./local-server.js";
 
 export interface ApiMessage {
   readonly role: string;
@@ -62,30 +62,23 @@ export function answerFor(messages: readonly ApiMessage[]): string {
 
 export class FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
-  readonly #server: Server;
+  readonly #server: LocalServer;
   #messageCount = 0;
 
-  private constructor(server: Server) {
+  private constructor(server: LocalServer) {
     this.#server = server;
   }
 
   /** Listens on 127.0.0.1 at a free port. */
   static async start(): Promise<FakeAnthropic> {
     let fake: FakeAnthropic | undefined;
-    const server = createServer((req, res) => {
-      void fake?.handle(req, res);
-    });
+    const server = await LocalServer.start((req, res) => void fake?.handle(req, res));
     fake = new FakeAnthropic(server);
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
-    });
     return fake;
   }
 
   get url(): string {
-    const { port } = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}`;
+    return this.#server.origin;
   }
 
   /**
@@ -96,9 +89,8 @@ export class FakeAnthropic {
     return this.requests.filter((r) => r.path === "/v1/messages" && userTexts(r.messages).some((t) => t.includes(text)));
   }
 
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.#server.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -7,8 +7,8 @@
  * message, `response.completed`), anything else with a 404, and records every request: its
  * headers and the `input` items it carried (a resumed thread sends the earlier turns again).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LocalServer } from "./local-server.js";
 import { answerFor, type ApiMessage } from "./fake-anthropic.js";
 
 export interface RecordedResponsesRequest {
@@ -33,30 +33,24 @@ export function messagesOf(input: readonly Record<string, unknown>[]): ApiMessag
 
 export class FakeOpenAI {
   readonly requests: RecordedResponsesRequest[] = [];
-  readonly #server: Server;
+  readonly #server: LocalServer;
   #count = 0;
 
-  private constructor(server: Server) {
+  private constructor(server: LocalServer) {
     this.#server = server;
   }
 
+  /** Listens on 127.0.0.1 at a free port. */
   static async start(): Promise<FakeOpenAI> {
     let fake: FakeOpenAI | undefined;
-    const server = createServer((req, res) => {
-      void fake?.handle(req, res);
-    });
+    const server = await LocalServer.start((req, res) => void fake?.handle(req, res));
     fake = new FakeOpenAI(server);
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
-    });
     return fake;
   }
 
   /** The provider's base URL (Codex appends `/responses`). */
   get url(): string {
-    const { port } = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/v1`;
+    return `${this.#server.origin}/v1`;
   }
 
   /**
@@ -67,9 +61,8 @@ export class FakeOpenAI {
     return this.requests.filter((r) => r.path === "/v1/responses" && messagesOf(r.input).some((m) => m.role === "user" && String(m.content).trim() === text));
   }
 
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.#server.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
