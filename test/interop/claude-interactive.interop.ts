@@ -65,7 +65,7 @@ async function warmStart(sb: Sandbox, id: string): Promise<PtyDriver> {
 }
 
 describe(`Claude Code ${VERSION} interactive, agentapi-like`, () => {
-  it("captures the ID chosen up front, confirms it by the transcript, resumes it across a restart; /status at 67 columns breaks the ID (product gap)", async () => {
+  it("captures the ID chosen up front, confirms it by the transcript, resumes it across a restart; /status wrapped at 65 columns is read", async () => {
     const sb = claudeSandbox();
     const cast = join(sb.dir, "cold.cast");
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["claude"])));
@@ -95,10 +95,10 @@ describe(`Claude Code ${VERSION} interactive, agentapi-like`, () => {
     // Claude's own exit hint, as the plugin's exit-hint rule expects it (column 0, 67 columns).
     expect(cold.text).toMatch(new RegExp(`^Resume this session with:\\n+claude --resume ${id}$`, "m"));
     expect(liveSession(sb)).toBeUndefined();
-    // Replayed offline, the screen alone gives the ID by the exit hint; the broken /status row
-    // gives nothing (product gap: the status rule never sees a whole ID there).
-    expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "claude", id, rule: "exit-hint" } });
-    expect(takenRules(sb, cast)).toEqual(["claude/exit-hint"]);
+    // Replayed offline, the screen alone gives the ID: first by the /status row (the TUI wraps
+    // the UUID at 65 columns, and the rows are joined back), then by the exit hint.
+    expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "claude", id, rule: "status" } });
+    expect(takenRules(sb, cast)).toEqual(["claude/status", "claude/exit-hint"]);
 
     // Restart: resumed without the prompt; the next message, sent the agentapi way, continues
     // the same conversation.

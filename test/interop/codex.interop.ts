@@ -147,7 +147,7 @@ describe(`Codex ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
-  it("interactive: pins the thread from its rollout, resumes it across a restart with `codex resume <id>`; the real /quit goodbye is not read by the exit-hint rule (product gap)", async () => {
+  it("interactive: pins the thread from its rollout, resumes it across a restart with `codex resume <id>`; the real /quit goodbye is read by the exit-hint rule", async () => {
     const sb = codexSandbox();
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["codex"])));
     await cold.waitFor(onScreen("FAKE-API: noted the word zebra."), WAIT_MS * 2);
@@ -175,14 +175,13 @@ describe(`Codex ${VERSION}`, () => {
     expect(api.requests.filter((r) => asked(r.input).at(-1) === REMEMBER)).toHaveLength(1);
     await settled(warm);
     // This time the user quits: 0.169's goodbye puts the command on its own indented row after
-    // "run:", where the plugin's exit-hint rule expects `To continue this session, run codex
-    // resume <id>` on one line (product gap: the real goodbye pins nothing; the rollout did).
+    // "run:"; the exit-hint rule reads it across the two rows, so a recording alone pins it.
     warm.sendMessage("/quit");
     expect((await exitOf(warm, WAIT_MS * 2)).exitCode).toBe(0);
     expect(rawText(warm)).toContain(`To continue this session, run:\n  \x1b[36mcodex resume ${id}\x1b[39m\n`);
     expect(warm.text).toMatch(new RegExp(`Token usage: total=\\d+ input=\\d+ output=\\d+\\nTo continue this session, run:\\n  codex resume ${id}$`, "m"));
-    expect(replayOf(sb, cast)).toMatchObject({ status: 1, result: { agent: "codex", id: null } });
-    expect(takenRules(sb, cast)).toEqual([]);
+    expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "codex", id, state: "confirmed", rule: "exit-hint" } });
+    expect(takenRules(sb, cast)).toEqual(["codex/exit-hint"]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
