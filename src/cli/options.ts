@@ -57,7 +57,7 @@ const RIVALS: Readonly<Record<string, string>> = { prompt: "prompt-file", "promp
  * SESSIONPIN_WAIT_LOCK), as agentapi reads AGENTAPI_*: start scripts set the environment once.
  * Booleans take 1/true/yes or 0/false/no; repeatable flags, space-separated values.
  */
-function fromEnvironment<O extends Options>(values: Values<O>, options: O, env: NodeJS.ProcessEnv): Values<O> {
+export function fromEnvironment<O extends Options>(values: Values<O>, options: O, env: NodeJS.ProcessEnv = process.env): Values<O> {
   const filled: Record<string, unknown> = { ...values };
   for (const [name, option] of Object.entries(options)) {
     const rival = RIVALS[name];

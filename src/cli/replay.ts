@@ -3,7 +3,7 @@ import { EXIT, SessionpinError } from "../errors.js";
 import { formatTrace } from "../explain/format.js";
 import { replay, type ReplayResult } from "../replay/replay.js";
 import { FORMATS, openSource, type Format, type Source } from "../replay/sources.js";
-import { choosePlugin, userPlugins } from "./options.js";
+import { choosePlugin, fromEnvironment, userPlugins } from "./options.js";
 import { parseArgs } from "node:util";
 
 const COMMON = `  --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
@@ -33,7 +33,7 @@ ${COMMON}`;
 
 const OPTIONS = {
   agent: { type: "string" },
-  format: { type: "string", default: "auto" },
+  format: { type: "string" },
   width: { type: "string" },
   plugin: { type: "string", multiple: true },
   json: { type: "boolean" },
@@ -53,13 +53,14 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   } catch (error) {
     throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
   }
-  const { values, positionals: files } = parsed;
+  const values = fromEnvironment(parsed.values, OPTIONS);
+  const files = parsed.positionals;
   if (values.help) {
     process.stdout.write(`${usage}\n`);
     return EXIT.ok;
   }
   if (files.length === 0) throw new SessionpinError("usage", `sessionpin: no recording given\n${usage}`);
-  const format = values.format as Format | "auto";
+  const format = (values.format ?? "auto") as Format | "auto";
   if (format !== "auto" && !FORMATS.includes(format)) {
     throw new SessionpinError("usage", `sessionpin: --format ${format}: expected auto, ${FORMATS.join(", ")}`);
   }

@@ -44,3 +44,16 @@ it("says which variable is wrong, and exits 2", async () => {
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain("SESSIONPIN_JSON=maybe: expected 1, true, yes, 0, false or no");
 });
+
+it("lets replay and explain read their flags from SESSIONPIN_* too", async () => {
+  dir = mkdtempSync(join(tmpdir(), "sessionpin-env-"));
+  const fixture = join(import.meta.dirname, "../../fixtures/amp/stream-basic/input.jsonl");
+  const { stdout } = await exec(process.execPath, [CLI, "replay", fixture], { env: { ...process.env, SESSIONPIN_JSON: "1", SESSIONPIN_AGENT: "amp" } });
+  expect(JSON.parse(stdout)).toMatchObject({ agent: "amp", format: "jsonl", state: "confirmed" });
+  const asCast = await exec(process.execPath, [CLI, "replay", fixture], { env: { ...process.env, SESSIONPIN_FORMAT: "cast" } }).then(
+    () => ({ code: 0, stderr: "" }),
+    (e: { code: number; stderr: string }) => e,
+  );
+  expect(asCast.code).toBe(2);
+  expect(asCast.stderr).toContain("not an asciicast v2 recording");
+});
