@@ -6,7 +6,11 @@ const HORIZONTAL_MOVE = /\x1b\[[0-9]*[CG]/g;
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
 
 /** Terminal line → plain text: escapes stripped, backspaces applied, controls removed. */
+// Most lines of a stream are plain text or JSON: nothing to strip.
+const NEEDS_CLEANING = /[\x00-\x08\x0b-\x1f\x7f\x9b]/;
+
 export function cleanText(raw: string): string {
+  if (!NEEDS_CLEANING.test(raw)) return raw.trimEnd();
   let text = stripAnsi(raw.replace(HORIZONTAL_MOVE, " "));
   if (text.includes("\b")) text = applyBackspaces(text);
   return text.replace(CONTROL, "").trimEnd();

@@ -54,10 +54,10 @@ export class Explainer {
   }
 
   line(line: Line, time?: number): { verdicts: Verdict[]; events: PinEvent[]; trace: TraceEvent[] } {
-    const plugin = this.extractor.plugin;
-    const at = { line: line.n, ...(line.offset !== undefined ? { offset: line.offset } : {}), ...(time !== undefined ? { time } : {}), text: shorten(line.text) };
     const { verdicts, events } = this.extractor.line(line);
     if (!this.tracing) return { verdicts, events, trace: [] };
+    const plugin = this.extractor.plugin;
+    const at = { line: line.n, ...(line.offset !== undefined ? { offset: line.offset } : {}), ...(time !== undefined ? { time } : {}), text: shorten(line.text) };
     const trace: TraceEvent[] = verdicts.map((verdict) => ({ ...at, plugin: plugin.name, ...fromVerdict(verdict) }));
     if (line.cut) trace.push({ ...at, plugin: "*", rule: "capture", outcome: "refused", reason: "line too long", detail: "cut at the capture limit; not parsed" });
     else if (line.json === undefined && line.text.trimStart().startsWith("{")) {

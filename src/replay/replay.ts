@@ -37,6 +37,7 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
   let explainers = candidates.map((plugin) => new Explainer(
     new Extractor(plugin, undefined, width),
     chosen && o.trace ? o.plugins.filter((other) => other !== chosen) : [],
+    o.trace !== undefined,
   ));
   // The line and time each pin came from, for the report.
   const where = new Map<Explainer, { offset: number | null; time: number | null }>();
