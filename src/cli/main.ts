@@ -1,14 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { EXIT, SessionpinError } from "../errors.js";
-import { demoCommand } from "./demo.js";
-import { doctorCommand } from "./doctor.js";
-import { planCommand } from "./plan.js";
-import { pluginsCommand } from "./plugins.js";
-import { pointerCommand } from "./pointer.js";
-import { explainCommand, replayCommand } from "./replay.js";
-import { runCommand } from "./run.js";
-
 const USAGE = `Usage: sessionpin <command> [options]
 
 Commands:
@@ -27,15 +19,16 @@ Exit codes: the agent's own (128+N when signal N killed it); 2 usage; 3 pointer 
 agent's or folder's at an explicit path, or a newer format: left untouched); 75 pointer locked by a
 live sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
 
-const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  run: runCommand,
-  plan: planCommand,
-  pointer: pointerCommand,
-  plugins: pluginsCommand,
-  replay: replayCommand,
-  explain: explainCommand,
-  demo: demoCommand,
-  doctor: doctorCommand,
+// Each command's code is loaded only when it runs: start-up time is the agent's start-up time.
+const commands: Record<string, () => Promise<(argv: readonly string[]) => Promise<number>>> = {
+  run: async () => (await import("./run.js")).runCommand,
+  plan: async () => (await import("./plan.js")).planCommand,
+  pointer: async () => (await import("./pointer.js")).pointerCommand,
+  plugins: async () => (await import("./plugins.js")).pluginsCommand,
+  replay: async () => (await import("./replay.js")).replayCommand,
+  explain: async () => (await import("./replay.js")).explainCommand,
+  doctor: async () => (await import("./doctor.js")).doctorCommand,
+  demo: async () => (await import("./demo.js")).demoCommand,
 };
 
 function version(): string {
@@ -53,9 +46,9 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`sessionpin ${version()}\n`);
     return EXIT.ok;
   }
-  const command = commands[name];
-  if (command === undefined) throw new SessionpinError("usage", `sessionpin: unknown command ${JSON.stringify(name)}\n${USAGE}`);
-  return command(rest);
+  const load = commands[name];
+  if (load === undefined) throw new SessionpinError("usage", `sessionpin: unknown command ${JSON.stringify(name)}\n${USAGE}`);
+  return (await load())(rest);
 }
 
 main(process.argv.slice(2)).then(

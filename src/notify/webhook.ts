@@ -1,5 +1,4 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { request } from "undici";
 import { SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 
@@ -134,7 +133,7 @@ export class Notifier {
     const { timeoutMs } = this.#o;
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#abandon.signal]);
     try {
-      const response = await request(url, {
+      const response = await (await undici()).request(url, {
         method: "POST",
         headers: { "content-type": "application/json", "user-agent": "sessionpin" },
         body,
@@ -190,4 +189,12 @@ function describe(error: unknown): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+// Loaded on the first delivery only: undici is the largest part of sessionpin's start-up, and
+// most runs send no webhook.
+let loaded: Promise<typeof import("undici")> | undefined;
+function undici(): Promise<typeof import("undici")> {
+  loaded ??= import("undici");
+  return loaded;
 }
