@@ -1,0 +1,33 @@
+/** Reading `node --cpu-prof` output: self time per function, the figure that says where to optimise. */
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** The functions of the one .cpuprofile in `dir`, by self time, highest first. */
+export function readProfile(dir) {
+  const name = readdirSync(dir).find((n) => n.endsWith(".cpuprofile"));
+  if (name === undefined) throw new Error(`no .cpuprofile in ${dir}`);
+  return selfTimes(JSON.parse(readFileSync(join(dir, name), "utf8")));
+}
+
+/** Self time per function (name + script + line), from a .cpuprofile's samples. */
+export function selfTimes(prof) {
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let total = 0;
+  prof.samples.forEach((id, i) => {
+    const dt = (prof.timeDeltas[i] ?? 0) / 1000;
+    total += dt;
+    self.set(id, (self.get(id) ?? 0) + dt);
+  });
+  const agg = new Map();
+  for (const [id, ms] of self) {
+    const f = byId.get(id).callFrame;
+    const url = f.url.replace(/^file:\/\//, "").replace(/^.*\/(dist|node_modules)\//, "$1/");
+    const key = `${f.functionName || "(anonymous)"}\u0000${url}:${f.lineNumber + 1}`;
+    agg.set(key, (agg.get(key) ?? 0) + ms);
+  }
+  return [...agg].map(([key, ms]) => {
+    const [fn, where] = key.split("\u0000");
+    return { function: fn, where: where === ":0" ? "" : where, selfMs: ms, selfPct: (100 * ms) / total };
+  }).sort((a, b) => b.selfMs - a.selfMs);
+}

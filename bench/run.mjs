@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: what the shim costs, measured side by side with the bare PTY and the tools a
+ * user would use instead, printed as a table and written to bench/results.json.
+ * `npm run bench -- --stress`: the 1000-kill crash test instead. `--help` lists the options.
+ * Not part of `npm test`: timings assert nothing there.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { CHILDREN, ROOT, snapshotBuild } from "./lib/host.mjs";
+import { printTable, rowsFor } from "./lib/report.mjs";
+import { durable } from "./sections/durable.mjs";
+import { latency } from "./sections/latency.mjs";
+import { replay } from "./sections/replay.mjs";
+import { startup } from "./sections/startup.mjs";
+import { stress } from "./sections/stress.mjs";
+import { throughput } from "./sections/throughput.mjs";
+
+const USAGE = `Usage: npm run bench [-- options]
+
+  (no option)          sections 1-5 at the issue's sizes (about 2-4 minutes on 2 cores)
+  --stress             the kill test only (section 6; 1000 kills, about 5-10 minutes)
+  --only LIST          comma-separated: throughput,latency,durable,replay,startup,stress
+  --quick              small sizes, a smoke test of the bench itself (figures not comparable)
+  --mb N               throughput: MB the child writes (default 256)
+  --reps N             throughput and replay: runs per side (default 3)
+  --keys N             latency: keystrokes per side (default 2000)
+  --durable-runs N     capture-to-durable: runs (default 50)
+  --replay-mb N        replay: transcript size in MB (default 1024)
+  --profile-mb N       replay: transcript size of the node --cpu-prof run, 0 = none (default 128)
+  --profile-run-mb N   throughput: MB for a node --cpu-prof run of \`sessionpin run\`, 0 = none (default 64)
+  --startup-runs N     start-up: runs per side (default 20)
+  --kills N            stress: kills (default 1000)
+  --seed N             stress: seed of the kill moments (default 1)
+  --dist DIR           measure another build of sessionpin (e.g. a copy of dist/ from before a
+                       change) instead of ./dist
+  --out FILE           results file (default bench/results.json; sections not run are kept)`;
+
+const { values: o } = parseArgs({
+  options: {
+    stress: { type: "boolean" }, only: { type: "string" }, quick: { type: "boolean" }, help: { type: "boolean", short: "h" },
+    mb: { type: "string" }, reps: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
+    "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" },
+    kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" },
+  },
+});
+if (o.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const num = (name, full, quick) => {
+  const v = o[name] === undefined ? (o.quick ? quick : full) : Number(o[name]);
+  if (!(Number.isFinite(v) && v >= 0)) throw new Error(`--${name} ${o[name]}: expected a number`);
+  return v;
+};
+const settings = {
+  mb: num("mb", 256, 16), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
+  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 20, 3),
+  kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
+};
+const ALL = ["throughput", "latency", "durable", "replay", "startup", "stress"];
+const chosen = o.only ? o.only.split(",").map((s) => s.trim()) : o.stress ? ["stress"] : ALL.filter((s) => s !== "stress");
+for (const s of chosen) if (!ALL.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${ALL.join(", ")})`);
+const out = o.out ?? join(ROOT, "bench/results.json");
+
+const dist = resolve(o.dist ?? join(ROOT, "dist"));
+if (!existsSync(join(dist, "cli/main.js"))) {
+  console.error(`bench: ${join(dist, "cli/main.js")} is missing: run \`npm run build\` first (npm run bench does)`);
+  process.exit(2);
+}
+// git may not keep the executable bit (a zip, a checkout with core.fileMode off).
+for (const name of readdirSync(CHILDREN)) chmodSync(join(CHILDREN, name), 0o755);
+snapshotBuild(dist);
+
+const say = (line) => console.log(line);
+const git = (...args) => { try { return execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { return undefined; } };
+const machine = {
+  cpuModel: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, kernel: release(),
+  memoryGB: Math.round(totalmem() / 2 ** 30), loadAverageAtStart: loadavg().map((l) => Number(l.toFixed(2))),
+};
+const commit = git("rev-parse", "--short", "HEAD");
+const dirty = git("status", "--porcelain", "--", "src") ? " + uncommitted src/ changes" : "";
+say(`sessionpin bench: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, commit ${commit ?? "?"}${dirty}${o.dist ? `, build ${dist}` : ""}`);
+if (machine.loadAverageAtStart[0] > machine.cores / 2) {
+  say(`note: load average ${machine.loadAverageAtStart[0]} on ${machine.cores} cores: something else is running, figures will be noisy`);
+}
+
+const runners = {
+  throughput: () => throughput({ mb: settings.mb, reps: settings.reps, profileMB: settings.profileRunMB, say }),
+  latency: () => latency({ keys: settings.keys, say }),
+  durable: () => durable({ runs: settings.durableRuns, say }),
+  replay: () => replay({ mb: settings.replayMB, reps: settings.reps, profileMB: settings.profileMB, say }),
+  startup: () => startup({ runs: settings.startupRuns, say }),
+  stress: () => stress({ kills: settings.kills, seed: settings.seed, reset: 100, say }),
+};
+const previous = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
+const sections = { ...(previous.sections ?? {}) };
+// Written after every section, so a long run that stops half-way keeps what it measured.
+const save = () => {
+  const results = {
+    machine: { ...machine, loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))) },
+    date: new Date().toISOString(), commit: `${commit ?? "?"}${dirty}`, settings, ran: chosen, figures: rowsFor(sections), sections,
+  };
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  return results.figures;
+};
+let crashed = false;
+for (const name of chosen) {
+  say(`[${name}]`);
+  const started = Date.now();
+  try {
+    sections[name] = { date: new Date().toISOString(), ...(await runners[name]()) };
+  } catch (error) {
+    crashed = true;
+    sections[name] = { date: new Date().toISOString(), error: String(error?.stack ?? error) };
+    say(`  ${name} failed: ${error?.message ?? error}`);
+  }
+  sections[name].seconds ??= (Date.now() - started) / 1000;
+  sections[name].machine = { ...machine, loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))) };
+  sections[name].commit = `${commit ?? "?"}${dirty}`;
+  save();
+}
+const figures = save();
+
+say("");
+printTable(figures.filter((f) => chosen.includes(f.section)), say);
+say(`\nwritten to ${out}`);
+const broken = figures.filter((f) => chosen.includes(f.section) && f.correctness && f.pass === false);
+const missed = figures.filter((f) => chosen.includes(f.section) && !f.correctness && f.pass === false);
+if (missed.length > 0) say(`${missed.length} performance target(s) missed: ${missed.map((f) => f.name).join("; ")}`);
+if (broken.length > 0 || crashed) {
+  say(`FAILED: ${[...broken.map((f) => f.name), ...(crashed ? ["a section crashed"] : [])].join("; ")}`);
+  process.exit(1);
+}

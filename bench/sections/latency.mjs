@@ -1,0 +1,66 @@
+/**
+ * (2) Keystroke latency: one byte written to our PTY, timed until the raw-mode echo child's copy
+ * of it comes back; bare, through the minimal Node relay, and through `sessionpin run`. All three
+ * children run at once and keystrokes go to each in turn, so a noisy moment of the machine hits both sides alike. Added latency
+ * = shim percentile − bare percentile (independent samples: this compares distributions).
+ */
+import { join } from "node:path";
+import { AMP_ARGS, CHILDREN, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
+
+function start(via, dir) {
+  const env = benchEnv(dir);
+  const p = spawnVia(via, join(CHILDREN, "echo"), AMP_ARGS, { env, pointer: join(dir, `${via}.json`), log: join(dir, `${via}.log`) });
+  const done = exited(p);
+  let waiter;
+  let seen = "";
+  p.onData((chunk) => {
+    seen += chunk.toString("latin1");
+    if (waiter && seen.includes(waiter.want)) {
+      const w = waiter;
+      waiter = undefined;
+      seen = "";
+      w.resolve(nowMs());
+    }
+  });
+  const expect = (want, ms) => new Promise((resolve, reject) => {
+    if (seen.includes(want)) { seen = ""; resolve(nowMs()); return; }
+    waiter = { want, resolve };
+    setTimeout(() => reject(new Error(`${via}: no ${JSON.stringify(want)} within ${ms} ms`)), ms).unref();
+  });
+  return { via, p, done, expect, samples: [] };
+}
+
+async function roundTrip(side, key) {
+  const back = side.expect(key, 5_000);
+  const t0 = nowMs();
+  side.p.write(key);
+  return (await back) - t0;
+}
+
+const stats = (s) => ({ p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: Math.max(...s) });
+
+export async function latency({ keys, say }) {
+  const dir = tempDir("latency");
+  const warmup = 200;
+  const bare = start("bare", dir);
+  const relay = start("relay", dir);
+  const shim = start("shim", dir);
+  await Promise.all([bare.expect("R", 10_000), relay.expect("R", 10_000), shim.expect("R", 10_000)]);
+  for (let i = 0; i < warmup + keys; i++) {
+    const key = String.fromCharCode(97 + (i % 26));
+    for (const side of i % 2 === 0 ? [bare, relay, shim] : [shim, relay, bare]) {
+      const ms = await roundTrip(side, key);
+      if (i >= warmup) side.samples.push(ms);
+    }
+  }
+  for (const side of [bare, relay, shim]) side.p.write("\x04");
+  const [, , shimStatus] = await Promise.all([bare.done, relay.done, shim.done]);
+  const b = stats(bare.samples);
+  const rl = stats(relay.samples);
+  const s = stats(shim.samples);
+  say(`  latency bare: p50 ${b.p50.toFixed(3)} ms, p99 ${b.p99.toFixed(3)} ms; shim: p50 ${s.p50.toFixed(3)} ms, p99 ${s.p99.toFixed(3)} ms`);
+  const problems = [];
+  if (shimStatus.exitCode !== 0) problems.push(`shim exit code ${shimStatus.exitCode}`);
+  return { keys, warmup, bareMs: b, relayMs: rl, shimMs: s, addedP50Ms: s.p50 - b.p50, addedP99Ms: s.p99 - b.p99,
+    relayAddedP99Ms: rl.p99 - b.p99, problems };
+}

@@ -1,0 +1,45 @@
+/**
+ * (5) Start-up: from the spawn call to the child's first output byte, bare, through the minimal
+ * Node relay, and through `sessionpin run` (cold start on a fresh pointer: lock, pointer read, plugin, PTY). The child is
+ * a shell script so its own start-up is small and the same both ways. Runs alternate.
+ */
+import { join } from "node:path";
+import { AMP_ARGS, CHILDREN, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
+import * as pty from "node-pty";
+
+async function once(via, dir, n) {
+  const env = benchEnv(dir);
+  const t0 = nowMs();
+  const p = via === "node"
+    ? pty.spawn(process.execPath, ["-e", "process.stdout.write('R'); process.stdin.once('data', () => process.exit(0))"], { cols: 80, rows: 24, env, encoding: null })
+    : spawnVia(via, join(CHILDREN, "first-byte"), AMP_ARGS, { env, pointer: join(dir, `${via}${n}.json`), log: join(dir, `${via}${n}.log`) });
+  const done = exited(p);
+  const first = await new Promise((resolve) => {
+    const d = p.onData(() => { d.dispose(); resolve(nowMs()); });
+  });
+  p.write("\r");
+  const status = await done;
+  return { ms: first - t0, status };
+}
+
+const stats = (s) => ({ p50: percentile(s, 50), p90: percentile(s, 90), max: Math.max(...s) });
+
+export async function startup({ runs, say }) {
+  const dir = tempDir("startup");
+  const samples = { bare: [], relay: [], shim: [], node: [] };
+  const problems = [];
+  await once("shim", dir, "warm"); // the first start reads dist/ from disk; later ones from cache
+  for (let n = 0; n < runs; n++) {
+    for (const via of n % 2 === 0 ? ["bare", "relay", "shim", "node"] : ["node", "shim", "relay", "bare"]) {
+      const r = await once(via, dir, n);
+      samples[via].push(r.ms);
+      if (r.status.exitCode !== 0) problems.push(`${via} run ${n + 1}: exit code ${r.status.exitCode}`);
+    }
+  }
+  const b = stats(samples.bare);
+  const s = stats(samples.shim);
+  const nd = stats(samples.node);
+  const rl = stats(samples.relay);
+  say(`  start-up bare p50 ${b.p50.toFixed(1)} ms, shim p50 ${s.p50.toFixed(1)} ms, relay p50 ${rl.p50.toFixed(1)} ms, bare node -e p50 ${nd.p50.toFixed(1)} ms`);
+  return { runs, bareMs: b, relayMs: rl, shimMs: s, nodeHelloMs: nd, addedP50Ms: s.p50 - b.p50, addedP90Ms: s.p90 - b.p90, problems };
+}
