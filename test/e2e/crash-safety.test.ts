@@ -38,12 +38,16 @@ async function worker(sb: Sandbox, kills: number, random: () => number): Promise
       cwd: sb.dir, env, stdio: "ignore",
     });
     const exited = new Promise((resolve) => child.on("exit", resolve));
-    // A quarter of the kills hit start-up (lock, pointer read, spawn); the rest land once
-    // pointer writes are under way, at a random moment of a rewrite.
-    if (random() < 0.25) await sleep(random() * 300);
-    else await waitUntil(() => readLog(sb).slice(logBefore).includes(" → "), "a landed pointer write").then(() => sleep(random() * 150));
-    child.kill("SIGKILL");
-    await exited;
+    try {
+      // A quarter of the kills hit start-up (lock, pointer read, spawn); the rest land once
+      // pointer writes are under way, at a random moment of a rewrite.
+      if (random() < 0.25) await sleep(random() * 300);
+      else await waitUntil(() => readLog(sb).slice(logBefore).includes(" → "), "a landed pointer write").then(() => sleep(random() * 150));
+    } finally {
+      // Also when the wait failed: a run left alive would flap its pointer for ever.
+      child.kill("SIGKILL");
+      await exited;
+    }
     const log = readLog(sb).slice(logBefore);
     stopOrphan(log);
 
