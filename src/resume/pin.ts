@@ -6,6 +6,17 @@ import { writePointer } from "../pointer/store.js";
 type HistoryEntry = Pointer["history"][number];
 
 /**
+ * How many earlier IDs a pointer keeps. An agent that changes its ID all the time (a `/clear`
+ * loop, a fork per turn) must not grow a file that is rewritten whole on every change.
+ */
+export const HISTORY_LIMIT = 50;
+
+/** The newest entries of `history`, at most HISTORY_LIMIT. */
+export function keepRecent(history: readonly HistoryEntry[]): HistoryEntry[] {
+  return history.slice(-HISTORY_LIMIT);
+}
+
+/**
  * Turns pin events into pointer files, the moment they happen. Each write puts the whole latest
  * state atomically; writes never overlap. A failed write is logged, and the agent keeps running.
  */
@@ -41,7 +52,7 @@ export class PointerPin {
       return;
     }
     if (event.kind === "changed") {
-      this.#history = [...this.#history, { id: event.previous.id, at, reason: `${this.owner.agent} switched to ${pinned.id}` }];
+      this.#history = keepRecent([...this.#history, { id: event.previous.id, at, reason: `${this.owner.agent} switched to ${pinned.id}` }]);
     }
     this.#save(
       {

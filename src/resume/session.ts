@@ -18,7 +18,7 @@ import type { LineFile } from "../record/line-file.js";
 import type { Notifier, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
-import { PointerPin } from "./pin.js";
+import { keepRecent, PointerPin } from "./pin.js";
 import { coldPlan, planStart, refuseForeign, refuseNewer, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 
@@ -118,7 +118,7 @@ async function pinned(
       tell(o, plugin, "rejected", plan.id ?? "", { previous: plan.id ?? "", reason: outcome.rejected });
       const aside = await setAside(o.pointerPath, "rejected", o.now());
       o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
-      history = [...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }];
+      history = keepRecent([...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }]);
       plan = coldPlan(plugin, o.args, context, "the stored ID was rejected");
     }
   } finally {
