@@ -16,15 +16,13 @@ const PROMPT = "Add retries to the HTTP client.";
 const COMMAND = ["auggie", "--model", "sonnet4.5", "--workspace-root", "/w"];
 
 const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("auggie", event);
-const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
-const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
 
 describe("auggie", () => {
   it("cold: passes the task as --instruction and pins the ID Auggie shows when the session closes", async () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], COMMAND)));
     await driver.waitFor(/Auggie: noted \(1 messages in this session\)/, WAIT_MS);
-    expect(starts(sb)).toEqual([[...COMMAND.slice(1), "--instruction", PROMPT]]);
+    expect(sb.fakeStarts("auggie")).toEqual([[...COMMAND.slice(1), "--instruction", PROMPT]]);
     const id = fakeEvents(sb, "session")[0]?.id;
     // Nothing on screen names the session yet, and Auggie documents no local store.
     await sleep(500);
@@ -33,7 +31,7 @@ describe("auggie", () => {
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(sb.readPointer()).toMatchObject({ agent: "auggie", id, state: "provisional", source: { rule: "exit-resume-hint" } });
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("auggie")).toEqual([[id, PROMPT]]);
   });
 
   it("warm: resumes with --resume <id> and never sends the instruction again", async () => {
@@ -46,14 +44,14 @@ describe("auggie", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], COMMAND)));
     await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
-    expect(starts(sb)[1]).toEqual([...COMMAND.slice(1), "--resume", id]);
+    expect(sb.fakeStarts("auggie")[1]).toEqual([...COMMAND.slice(1), "--resume", id]);
     await sleep(1_500);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("auggie")).toEqual([[id, PROMPT]]);
     driver.sendMessage("Now add a test.");
     await driver.waitFor(/Auggie: noted \(2 messages in this session\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(said(sb)).toEqual([[id, PROMPT], [id, "Now add a test."]]);
+    expect(sb.fakeMessages("auggie")).toEqual([[id, PROMPT], [id, "Now add a test."]]);
     expect(sb.readPointer()).toMatchObject({ id, history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
@@ -64,7 +62,7 @@ describe("auggie", () => {
     writePointerByHand(sb, { agent: "auggie", id: oldId, state: "provisional", source: { rule: "exit-resume-hint" } });
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], COMMAND)));
     await driver.waitFor(/Auggie: noted \(1 messages in this session\)/, WAIT_MS);
-    expect(starts(sb)).toEqual([[...COMMAND.slice(1), "--resume", oldId], [...COMMAND.slice(1), "--instruction", PROMPT]]);
+    expect(sb.fakeStarts("auggie")).toEqual([[...COMMAND.slice(1), "--resume", oldId], [...COMMAND.slice(1), "--instruction", PROMPT]]);
     expect(fakeEvents(sb, "exit")[0]).toMatchObject({ code: 1 });
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);

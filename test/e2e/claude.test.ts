@@ -8,17 +8,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, UUID, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 const events = (sb: Sandbox, kind?: string): FakeEvent[] => sb.fakeEvents("claude", kind);
-const starts = (sb: Sandbox): string[][] => events(sb, "start").map((e) => e.argv);
-const messages = (sb: Sandbox): Array<[string | undefined, string | undefined]> => events(sb, "message").map((e) => [e.session, e.text]);
 const transcript = (sb: Sandbox, id: string): string => join(sb.home, ".claude", "projects", cwdOf(sb).replace(/[^A-Za-z0-9]/g, "-"), `${id}.jsonl`);
 
 /** A cold interactive start with the prompt, ended with Ctrl-C once answered; returns the pinned ID. */
@@ -38,7 +33,7 @@ describe("claude cold start", () => {
     await waitUntil(() => pointerExists(sb) && events(sb, "start").length > 0, "the pointer and Claude's start");
     expect(await hasExited(driver)).toBe(false);
 
-    const [argv] = starts(sb);
+    const [argv] = sb.fakeStarts("claude");
     const id = String(argv?.[1]);
     expect(id).toMatch(UUID);
     expect(argv).toEqual(["--session-id", id, "--model", "sonnet", "--", PROMPT]);
@@ -47,7 +42,7 @@ describe("claude cold start", () => {
     await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the transcript to confirm the ID");
     expect(existsSync(transcript(sb, id))).toBe(true);
     expect(sb.readPointer()).toMatchObject({ agent: "claude", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "transcript" }, history: [] });
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("claude")).toEqual([[id, PROMPT]]);
 
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
@@ -62,8 +57,8 @@ describe("claude cold start", () => {
     const command = ["claude", "-p", "--output-format", "stream-json", "--verbose"];
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
     expect((await exitOf(driver)).exitCode).toBe(0);
-    const id = String(starts(sb)[0]?.[1]);
-    expect(starts(sb)).toEqual([["--session-id", id, "-p", "--output-format", "stream-json", "--verbose", "--", PROMPT]]);
+    const id = String(sb.fakeStarts("claude")[0]?.[1]);
+    expect(sb.fakeStarts("claude")).toEqual([["--session-id", id, "-p", "--output-format", "stream-json", "--verbose", "--", PROMPT]]);
     expect(driver.text).toContain(`"type":"result","subtype":"success"`);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
     expect(sb.readLog()).toMatch(new RegExp(`confirmed ${id} \\(rule (result|transcript)\\)`));
@@ -81,15 +76,15 @@ describe("claude warm start", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["claude", "--model", "sonnet"])));
     await driver.waitFor(/resumed \(1 messages\)/, WAIT_MS);
-    expect(starts(sb).at(-1)).toEqual(["--model", "sonnet", "--resume", id]);
+    expect(sb.fakeStarts("claude").at(-1)).toEqual(["--model", "sonnet", "--resume", id]);
     await sleep(1_500);
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("claude")).toEqual([[id, PROMPT]]);
 
     driver.sendMessage("And now the docs.");
     await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(messages(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.fakeMessages("claude")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
     expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
@@ -101,7 +96,7 @@ describe("claude warm start", () => {
     const id = await coldStart(sb, command);
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
     await driver.waitFor(/resumed \(1 messages\)/, WAIT_MS);
-    expect(starts(sb).at(-1)).toEqual(["--fork-session", "--resume", id]);
+    expect(sb.fakeStarts("claude").at(-1)).toEqual(["--fork-session", "--resume", id]);
     // sessions/<pid>.json names the fork while Claude runs; its transcript confirms it.
     const fork = await waitUntil(() => {
       const pinned = sb.readPointer()["id"];
@@ -113,7 +108,7 @@ describe("claude warm start", () => {
     await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(messages(sb)).toEqual([[id, PROMPT], [fork, "Keep going."]]);
+    expect(sb.fakeMessages("claude")).toEqual([[id, PROMPT], [fork, "Keep going."]]);
     const pointer = sb.readPointer();
     expect(pointer).toMatchObject({ id: fork, state: "confirmed" });
     expect((pointer["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([id]);
@@ -129,11 +124,11 @@ describe("claude warm start", () => {
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
     expect((await exitOf(warm)).exitCode).toBe(1);
-    expect(starts(sb).at(-1)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--resume", before["id"]]);
+    expect(sb.fakeStarts("claude").at(-1)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--resume", before["id"]]);
     expect(warm.text).toContain("Provide a prompt to continue the conversation");
     expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
-    expect(messages(sb)).toEqual([[before["id"], PROMPT]]);
+    expect(sb.fakeMessages("claude")).toEqual([[before["id"], PROMPT]]);
   });
 });
 
@@ -145,12 +140,12 @@ describe("claude rejected ID", () => {
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain(`No conversation found with session ID: ${old["id"]}`);
 
-    const [first, second] = starts(sb);
+    const [first, second] = sb.fakeStarts("claude");
     expect(first).toEqual(["--model", "sonnet", "--resume", old["id"]]);
     const fresh = String(second?.[1]);
     expect(fresh).toMatch(UUID);
     expect(second).toEqual(["--session-id", fresh, "--model", "sonnet", "--", PROMPT]);
-    expect(messages(sb)).toEqual([[fresh, PROMPT]]);
+    expect(sb.fakeMessages("claude")).toEqual([[fresh, PROMPT]]);
 
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);

@@ -7,16 +7,12 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
-
 const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("codex", event);
-const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
-const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
 const history = (sb: Sandbox): Array<{ id: string; reason: string }> => sb.readPointer()["history"] as Array<{ id: string; reason: string }>;
 
 /** A cold interactive start with the prompt, ended with Ctrl-C once answered; the pinned ID. */
@@ -46,8 +42,8 @@ describe("codex exec, cold", () => {
 
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(driver.text).toContain('"type":"turn.completed"');
-    expect(starts(sb)).toEqual([["exec", "--json", PROMPT]]);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeStarts("codex")).toEqual([["exec", "--json", PROMPT]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
     expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${id} \\(rule thread-started, line 1\\)[^]*confirmed ${id} \\(rule rollout\\)`));
   });
 
@@ -72,13 +68,13 @@ describe("codex warm start", () => {
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
     expect((await exitOf(warm)).exitCode).toBe(1);
-    expect(starts(sb)).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id]]);
+    expect(sb.fakeStarts("codex")).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id]]);
     expect(warm.text).toContain("No prompt provided");
     // Not a rejection: the pointer stays as it was, nothing is set aside, no fresh thread is made.
     expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
     expect(fakeEvents(sb, "thread")).toHaveLength(1);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
     expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
     expect(sb.readLog()).not.toMatch(/rejected/);
   });
@@ -92,8 +88,8 @@ describe("codex warm start", () => {
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, args, ["codex", "exec", "--json"])));
     expect((await exitOf(warm)).exitCode).toBe(0);
-    expect(starts(sb)).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id, "Continue where you left off."]]);
-    expect(said(sb)).toEqual([[id, PROMPT], [id, "Continue where you left off."]]);
+    expect(sb.fakeStarts("codex")).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id, "Continue where you left off."]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT], [id, "Continue where you left off."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
   });
 
@@ -115,21 +111,21 @@ describe("codex warm start", () => {
   it("interactive: resumes with `codex -m o3 resume <id>`, never types the prompt again, passes messages through", async () => {
     const sb = cleanup.sandbox();
     const id = await coldTui(sb);
-    expect(starts(sb)).toEqual([["-m", "o3", PROMPT]]);
+    expect(sb.fakeStarts("codex")).toEqual([["-m", "o3", PROMPT]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "rollout" } });
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
     await driver.waitFor(/Resumed thread \(1 messages\)/, WAIT_MS);
-    expect(starts(sb)[1]).toEqual(["-m", "o3", "resume", id]);
+    expect(sb.fakeStarts("codex")[1]).toEqual(["-m", "o3", "resume", id]);
     await sleep(1_500);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
 
     driver.sendMessage("And now the docs.");
     await driver.waitFor(/Codex: noted \(2 messages in this thread\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(driver.text).toContain(`To continue this session, run codex resume ${id}`);
-    expect(said(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 });
@@ -143,11 +139,11 @@ describe("codex rejected ID", () => {
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
     await driver.waitFor(/Codex: noted \(1 messages in this thread\)/, WAIT_MS);
     expect(driver.text).toContain(`ERROR: No saved session found with ID ${stale}.`);
-    expect(starts(sb)).toEqual([["-m", "o3", "resume", stale], ["-m", "o3", PROMPT]]);
+    expect(sb.fakeStarts("codex")).toEqual([["-m", "o3", "resume", stale], ["-m", "o3", PROMPT]]);
 
     await waitUntil(() => pointerExists(sb) && sb.readPointer()["id"] !== stale, "the new thread's pointer");
     const id = String(sb.readPointer()["id"]);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);
     expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
@@ -185,6 +181,6 @@ describe("codex switches thread after a warm start", () => {
     expect(sb.readPointer()).toMatchObject({ id: forked, state: "confirmed" });
     expect(history(sb)).toEqual([expect.objectContaining({ id, reason: `codex switched to ${forked}` })]);
     expect(sb.readLog()).toContain(`codex now reports ${forked} instead of ${id}: pointer follows, old ID kept in history`);
-    expect(said(sb)).toEqual([[id, PROMPT], [forked, "Continue on the fork."]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT], [forked, "Continue on the fork."]]);
   });
 });

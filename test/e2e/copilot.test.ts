@@ -7,20 +7,14 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import {
-  Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand,
-} from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
 const FOLLOW_UP = "And now the docs.";
 
 const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("copilot", event);
-
-const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
-const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
 
 function copilotPointer(sb: Sandbox, id: string): void {
   writePointerByHand(sb, { agent: "copilot", id, source: { rule: "session-state" } });
@@ -40,8 +34,8 @@ describe("copilot cold start", () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot", "--model", "gpt-5"])));
 
-    await waitUntil(() => starts(sb).length === 1 && pointerExists(sb), "the agent's start and the pointer file");
-    const argv = starts(sb)[0] ?? [];
+    await waitUntil(() => sb.fakeStarts("copilot").length === 1 && pointerExists(sb), "the agent's start and the pointer file");
+    const argv = sb.fakeStarts("copilot")[0] ?? [];
     const id = String(argv[2]).replace("--session-id=", "");
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(argv).toEqual(["--model", "gpt-5", `--session-id=${id}`]);
@@ -54,7 +48,7 @@ describe("copilot cold start", () => {
 
     await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
     await sleep(1_000);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("copilot")).toEqual([[id, PROMPT]]);
 
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
@@ -71,10 +65,10 @@ describe("copilot cold start", () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"])));
     expect((await exitOf(driver)).exitCode).toBe(0);
-    const id = String(starts(sb)[0]?.at(-1)).replace("--session-id=", "");
+    const id = String(sb.fakeStarts("copilot")[0]?.at(-1)).replace("--session-id=", "");
     expect(driver.text).toContain(`{"type":"session.start","data":{"sessionId":"${id}"`);
     expect(sb.readPointer()).toMatchObject({ agent: "copilot", id, state: "confirmed" });
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("copilot")).toEqual([[id, PROMPT]]);
 
     const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"]);
     expect(plan.status).toBe(0);
@@ -89,18 +83,18 @@ describe("copilot warm start", () => {
     const sb = cleanup.sandbox();
     const id = await coldStart(sb, ["copilot", "--model", "gpt-5"]);
     const capturedAt = sb.readPointer()["capturedAt"];
-    const before = starts(sb).length;
+    const before = sb.fakeStarts("copilot").length;
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot", "--model", "gpt-5"])));
     await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
-    expect(starts(sb).slice(before)).toEqual([["--model", "gpt-5", `--resume=${id}`]]);
+    expect(sb.fakeStarts("copilot").slice(before)).toEqual([["--model", "gpt-5", `--resume=${id}`]]);
     // Well past the quiet period: no prompt may be typed on a warm start.
     await sleep(2_000);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("copilot")).toEqual([[id, PROMPT]]);
 
     driver.sendMessage(FOLLOW_UP);
     await driver.waitFor(/Copilot: noted \(2 messages in this session\)/, WAIT_MS);
-    expect(said(sb)).toEqual([[id, PROMPT], [id, FOLLOW_UP]]);
+    expect(sb.fakeMessages("copilot")).toEqual([[id, PROMPT], [id, FOLLOW_UP]]);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
 
@@ -119,12 +113,12 @@ describe("copilot silent new session", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["copilot"])));
     await driver.waitFor(/New session/, WAIT_MS);
-    expect(starts(sb)).toEqual([[`--resume=${oldId}`]]);
+    expect(sb.fakeStarts("copilot")).toEqual([[`--resume=${oldId}`]]);
     expect(fakeEvents(sb, "session")).toMatchObject([{ id: newId, resumed: false }]);
     // Nothing said so far names another session: the pointer still holds the stored ID.
     expect(sb.readPointer()).toMatchObject({ id: oldId, history: [] });
     await sleep(1_500);
-    expect(said(sb)).toEqual([]);
+    expect(sb.fakeMessages("copilot")).toEqual([]);
 
     driver.sendMessage(FOLLOW_UP);
     await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
@@ -136,7 +130,7 @@ describe("copilot silent new session", () => {
     expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: `copilot switched to ${newId}` })]);
     expect(sb.readLog()).toContain(`copilot now reports ${newId} instead of ${oldId}: pointer follows, old ID kept in history`);
     expect(sb.asideFiles("rejected")).toEqual([]);
-    expect(said(sb)).toEqual([[newId, FOLLOW_UP]]);
+    expect(sb.fakeMessages("copilot")).toEqual([[newId, FOLLOW_UP]]);
   });
 });
 
@@ -150,13 +144,13 @@ describe("copilot rejected ID", () => {
     await driver.waitFor(/Copilot: noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain(`Error: No session, task, or name matched '${oldId}'.`);
 
-    const [refused, fresh] = starts(sb);
+    const [refused, fresh] = sb.fakeStarts("copilot");
     expect(refused).toEqual(["--model", "gpt-5", `--resume=${oldId}`]);
     const newId = String(fresh?.[2]).replace("--session-id=", "");
     expect(fresh).toEqual(["--model", "gpt-5", `--session-id=${newId}`]);
     expect(newId).not.toBe(oldId);
     expect(fakeEvents(sb, "exit")[0]).toMatchObject({ code: 1 });
-    expect(said(sb)).toEqual([[newId, PROMPT]]);
+    expect(sb.fakeMessages("copilot")).toEqual([[newId, PROMPT]]);
 
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);

@@ -6,18 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { captureAll } from "../../src/capture/pipeline.js";
-import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+import { Sandbox } from "../helpers/sandbox.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, UUID, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-const events = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("gemini", event);
-const starts = (sb: Sandbox): string[][] => events(sb, "start").map((e) => e.argv);
-const messages = (sb: Sandbox): Array<[string | undefined, string | undefined]> => events(sb, "message").map((e) => [e.session, e.text]);
 
 /** A cold start with the prompt, ended with Ctrl-C once Gemini answered; the pinned ID. */
 async function coldStart(sb: Sandbox, command: readonly string[]): Promise<string> {
@@ -37,15 +31,15 @@ describe("gemini cold start", () => {
     const id = String(sb.readPointer()["id"]);
     expect(id).toMatch(UUID);
     expect(sb.readPointer()).toMatchObject({ agent: "gemini", cwd: cwdOf(sb), history: [] });
-    await waitUntil(() => starts(sb).length > 0, "gemini's start");
-    expect(starts(sb)).toEqual([["-m", "flash", "--session-id", id]]);
+    await waitUntil(() => sb.fakeStarts("gemini").length > 0, "gemini's start");
+    expect(sb.fakeStarts("gemini")).toEqual([["-m", "flash", "--session-id", id]]);
 
     // Gemini writes chats/session-<time>-<id8>.jsonl: the store confirms the chosen ID.
     const confirmed = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? sb.readPointer() : undefined), "a confirmed pointer");
     expect(confirmed).toMatchObject({ id, source: { rule: "chats" } });
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     await sleep(800);
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT]]);
 
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
@@ -63,7 +57,7 @@ describe("gemini cold start", () => {
     expect(pointerExists(sb)).toBe(false);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(starts(sb)).toEqual([["--session-id", own]]);
+    expect(sb.fakeStarts("gemini")).toEqual([["--session-id", own]]);
     // The Session ID row breaks inside the UUID at 67 columns; the two rows are read as one.
     expect(driver.text).toContain(`${"Session ID:".padEnd(28)}${own.slice(0, 33)}  │\n│${" ".repeat(30)}${own.slice(33)} `);
     const logged = new RegExp(`captured provisional ${own} \\(rule exit-box, line (\\d+)\\)`).exec(sb.readLog());
@@ -82,15 +76,15 @@ describe("gemini warm start", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
     await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
-    expect(starts(sb)).toEqual([["-m", "flash", "--session-id", id], ["-m", "flash", "--resume", id]]);
+    expect(sb.fakeStarts("gemini")).toEqual([["-m", "flash", "--session-id", id], ["-m", "flash", "--resume", id]]);
     await sleep(1_500);
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT]]);
 
     driver.sendMessage("And now the docs.");
     await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(messages(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", capturedAt, history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
     expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
@@ -108,8 +102,8 @@ describe("gemini warm start", () => {
     await warm.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
     warm.write("\x03");
     expect((await exitOf(warm)).exitCode).toBe(0);
-    expect(starts(sb)).toEqual([["-i", PROMPT, "--approval-mode", "yolo", "--session-id", id], ["--approval-mode", "yolo", "--resume", id]]);
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeStarts("gemini")).toEqual([["-i", PROMPT, "--approval-mode", "yolo", "--session-id", id], ["--approval-mode", "yolo", "--resume", id]]);
+    expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT]]);
   });
 });
 
@@ -122,13 +116,13 @@ describe("gemini rejected ID", () => {
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain(`Error resuming session: Invalid session identifier "${oldId}".`);
 
-    const [refused, fresh] = starts(sb);
+    const [refused, fresh] = sb.fakeStarts("gemini");
     expect(refused).toEqual(["-m", "flash", "--resume", oldId]);
     const newId = String(fresh?.at(-1));
     expect(fresh).toEqual(["-m", "flash", "--session-id", newId]);
     expect(newId).toMatch(UUID);
     expect(newId).not.toBe(oldId);
-    expect(messages(sb)).toEqual([[newId, PROMPT]]);
+    expect(sb.fakeMessages("gemini")).toEqual([[newId, PROMPT]]);
 
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);
@@ -153,10 +147,10 @@ describe("gemini rejected ID", () => {
     await second.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     second.write("\x03");
     expect((await exitOf(second)).exitCode).toBe(0);
-    expect(starts(sb).map((argv) => argv.slice(0, 1))).toEqual([["--session-id"], ["--resume"], ["--session-id"]]);
-    expect(starts(sb)[1]).toEqual(["--resume", id]);
+    expect(sb.fakeStarts("gemini").map((argv) => argv.slice(0, 1))).toEqual([["--session-id"], ["--resume"], ["--session-id"]]);
+    expect(sb.fakeStarts("gemini")[1]).toEqual(["--resume", id]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect(sb.readPointer()["id"]).not.toBe(id);
-    expect(messages(sb).map(([, text]) => text)).toEqual([PROMPT]);
+    expect(sb.fakeMessages("gemini").map(([, text]) => text)).toEqual([PROMPT]);
   });
 });

@@ -7,19 +7,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+import { Sandbox } from "../helpers/sandbox.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
 const NAME = /^sessionpin-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const GOOSE_ID = /^\d{8}_\d+$/;
 
-const events = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("goose", event);
-const starts = (sb: Sandbox): string[][] => events(sb, "start").map((e) => e.argv);
-const messages = (sb: Sandbox): Array<[string | undefined, string | undefined]> => events(sb, "message").map((e) => [e.session, e.text]);
 /** The sessions the fake goose stored, as {id, name}. */
 const sessions = (sb: Sandbox): Array<{ id: string; name: string }> =>
   JSON.parse(readFileSync(join(sb.home, ".local/share/goose/sessions/fake-sessions.json"), "utf8")).sessions;
@@ -36,8 +32,8 @@ describe("goose cold start", () => {
   it("names the session up front, then follows goose's own ID from the banner while goose runs, typing the prompt once", async () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["goose", "session"])));
-    await waitUntil(() => starts(sb).length > 0, "goose's start");
-    const [argv] = starts(sb);
+    await waitUntil(() => sb.fakeStarts("goose").length > 0, "goose's start");
+    const [argv] = sb.fakeStarts("goose");
     const name = String(argv?.at(-1));
     expect(argv).toEqual(["session", "-n", name]);
     expect(name).toMatch(NAME);
@@ -51,7 +47,7 @@ describe("goose cold start", () => {
 
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     await sleep(800);
-    expect(messages(sb)).toEqual([[stored?.id, PROMPT]]);
+    expect(sb.fakeMessages("goose")).toEqual([[stored?.id, PROMPT]]);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     const log = sb.readLog();
@@ -83,15 +79,15 @@ describe("goose warm start", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["goose", "session"])));
     await driver.waitFor(/resuming session \|[\s\S]*goose is running! \(1 messages/, WAIT_MS);
-    expect(starts(sb).at(-1)).toEqual(["session", "-r", "--session-id", id]);
+    expect(sb.fakeStarts("goose").at(-1)).toEqual(["session", "-r", "--session-id", id]);
     await sleep(1_500);
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("goose")).toEqual([[id, PROMPT]]);
 
     driver.sendMessage("And now the docs.");
     await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(messages(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.fakeMessages("goose")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "banner-resumed" } });
     expect(sessions(sb)).toHaveLength(1);
     expect(sb.asideFiles("rejected")).toEqual([]);
@@ -115,10 +111,10 @@ describe("goose warm start", () => {
     await sleep(500);
     warm.write("\x03");
     expect((await exitOf(warm)).exitCode).toBe(0);
-    const [first, second] = starts(sb);
+    const [first, second] = sb.fakeStarts("goose");
     expect(first).toEqual([...command.slice(1), "-n", first?.at(-1)]);
     expect(second).toEqual(["session", "-r", "--session-id", id, "--with-builtin", "developer"]);
-    expect(messages(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("goose")).toEqual([[id, PROMPT]]);
   });
 });
 
@@ -130,12 +126,12 @@ describe("goose rejected ID", () => {
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain("error: Cannot resume session 20990101_7 - no such session exists");
 
-    const [refused, fresh] = starts(sb);
+    const [refused, fresh] = sb.fakeStarts("goose");
     expect(refused).toEqual(["session", "-r", "--session-id", "20990101_7"]);
     const name = String(fresh?.at(-1));
     expect(fresh).toEqual(["session", "-n", name]);
     const [stored] = sessions(sb);
-    expect(messages(sb)).toEqual([[stored?.id, PROMPT]]);
+    expect(sb.fakeMessages("goose")).toEqual([[stored?.id, PROMPT]]);
 
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);
@@ -158,8 +154,8 @@ describe("goose rejected ID", () => {
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(driver.text).toContain(`Error: No session found with name '${name}'`);
-    expect(starts(sb)[0]).toEqual(["session", "-r", "-n", name]);
-    expect(starts(sb)[1]?.slice(0, 2)).toEqual(["session", "-n"]);
+    expect(sb.fakeStarts("goose")[0]).toEqual(["session", "-r", "-n", name]);
+    expect(sb.fakeStarts("goose")[1]?.slice(0, 2)).toEqual(["session", "-n"]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect(sb.readPointer()["id"]).toBe(sessions(sb)[0]?.id);
   });

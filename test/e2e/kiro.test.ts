@@ -16,8 +16,6 @@ const PROMPT = "Add a health check endpoint.";
 const COMMAND = ["kiro-cli", "chat", "--agent", "dev", "--trust-all-tools"];
 
 const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("kiro", event);
-const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
-const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
 
 describe("kiro", () => {
   it("cold: types the prompt, pins the session from the file Kiro saves for this folder while it runs", async () => {
@@ -28,8 +26,8 @@ describe("kiro", () => {
     await waitUntil(() => pointerExists(sb), "the pointer file");
     expect(await hasExited(driver)).toBe(false);
     expect(sb.readPointer()).toMatchObject({ agent: "kiro", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "kiro-sessions" } });
-    expect(starts(sb)).toEqual([COMMAND.slice(1)]);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeStarts("kiro")).toEqual([COMMAND.slice(1)]);
+    expect(sb.fakeMessages("kiro")).toEqual([[id, PROMPT]]);
 
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
@@ -47,14 +45,14 @@ describe("kiro", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], COMMAND)));
     await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
-    expect(starts(sb)[1]).toEqual(["chat", "--agent", "dev", "--trust-all-tools", "--resume-id", id]);
+    expect(sb.fakeStarts("kiro")[1]).toEqual(["chat", "--agent", "dev", "--trust-all-tools", "--resume-id", id]);
     await sleep(1_500);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("kiro")).toEqual([[id, PROMPT]]);
     driver.sendMessage("Now add a test.");
     await driver.waitFor(/Kiro: noted \(2 messages in this session\)/, WAIT_MS);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(said(sb)).toEqual([[id, PROMPT], [id, "Now add a test."]]);
+    expect(sb.fakeMessages("kiro")).toEqual([[id, PROMPT], [id, "Now add a test."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
@@ -66,11 +64,11 @@ describe("kiro", () => {
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], COMMAND)));
     await driver.waitFor(/Kiro: noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain("No saved sessions found for this directory. Starting new session.");
-    expect(starts(sb)).toEqual([["chat", "--agent", "dev", "--trust-all-tools", "--resume-id", oldId], COMMAND.slice(1)]);
+    expect(sb.fakeStarts("kiro")).toEqual([["chat", "--agent", "dev", "--trust-all-tools", "--resume-id", oldId], COMMAND.slice(1)]);
     // The attempt that fell back was stopped before it got the task; the fresh session got it.
     const fresh = fakeEvents(sb, "session").at(-1)?.id;
     expect(fresh).not.toBe(oldId);
-    expect(said(sb)).toEqual([[fresh, PROMPT]]);
+    expect(sb.fakeMessages("kiro")).toEqual([[fresh, PROMPT]]);
 
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);

@@ -9,16 +9,12 @@ import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ompSessionDir } from "../../src/agents/omp.js";
 import type { Sandbox, FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
-
 const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("omp", event);
-const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
-const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
 
 describe("omp", () => {
   it("json mode in its own session folder: the header pins the ID, the session file confirms it; the TUI resumes it by ID", async () => {
@@ -30,19 +26,19 @@ describe("omp", () => {
     const id = String(fakeEvents(sb, "session")[0]?.id);
     expect(sb.readPointer()).toMatchObject({ agent: "omp", id, state: "provisional", source: { rule: "session-header" } });
     expect((await exitOf(cold)).exitCode).toBe(0);
-    expect(starts(sb)).toEqual([["--session-dir", dir, "--mode", "json", PROMPT]]);
+    expect(sb.fakeStarts("omp")).toEqual([["--session-dir", dir, "--mode", "json", PROMPT]]);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z_${id}\\.jsonl$`))]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "session-file" } });
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["omp", "--model", "sonnet"])));
     await warm.waitFor(/resumed \(1 messages\)/, WAIT_MS);
-    expect(starts(sb)[1]).toEqual(["--model", "sonnet", "--session-dir", dir, "--session", id]);
+    expect(sb.fakeStarts("omp")[1]).toEqual(["--model", "sonnet", "--session-dir", dir, "--session", id]);
     await sleep(1_500);
     warm.sendMessage("And now the docs.");
     await warm.waitFor(/omp: noted \(2 messages in this session\)/, WAIT_MS);
     warm.write("\x03");
     expect((await exitOf(warm)).exitCode).toBe(0);
-    expect(said(sb)).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+    expect(sb.fakeMessages("omp")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
@@ -66,10 +62,10 @@ describe("omp", () => {
     await driver.waitFor(/omp: noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain(`Session "${stale}" not found.`);
     const dir = ompSessionDir({ home: sb.home, cwd: cwdOf(sb) });
-    expect(starts(sb)).toEqual([["--session-dir", dir, "--session", stale], ["--session-dir", dir, PROMPT]]);
+    expect(sb.fakeStarts("omp")).toEqual([["--session-dir", dir, "--session", stale], ["--session-dir", dir, PROMPT]]);
     await waitUntil(() => pointerExists(sb) && sb.readPointer()["id"] !== stale, "the new session's pointer");
     const id = String(sb.readPointer()["id"]);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("omp")).toEqual([[id, PROMPT]]);
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([stale]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     driver.write("\x03");

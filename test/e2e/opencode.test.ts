@@ -5,16 +5,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sandbox, FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand } from "./support.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const PROMPT = "Fix the failing build, then run the tests.";
-
 const fakeEvents = (sb: Sandbox, event?: string): FakeEvent[] => sb.fakeEvents("opencode", event);
-const starts = (sb: Sandbox): string[][] => fakeEvents(sb, "start").map((e) => e.argv);
-const said = (sb: Sandbox): Array<[string | undefined, string | undefined]> => fakeEvents(sb, "message").map((e) => [e.id, e.text]);
 
 describe("opencode", () => {
   it("run --format json: pins sessionID while OpenCode runs, confirms it at step_finish; the TUI then resumes with -s <id>", async () => {
@@ -27,13 +23,13 @@ describe("opencode", () => {
     expect(sb.readPointer()).toMatchObject({ agent: "opencode", id, state: "provisional", source: { rule: "step-start" }, cwd: cwdOf(sb) });
     expect((await exitOf(cold)).exitCode).toBe(0);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "step-finish" } });
-    expect(starts(sb)).toEqual([["run", "--format", "json", PROMPT]]);
+    expect(sb.fakeStarts("opencode")).toEqual([["run", "--format", "json", PROMPT]]);
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode", "--agent", "build"])));
     await warm.waitFor(/resumed \(1 messages\)/, WAIT_MS);
-    expect(starts(sb)[1]).toEqual(["--agent", "build", "-s", id]);
+    expect(sb.fakeStarts("opencode")[1]).toEqual(["--agent", "build", "-s", id]);
     await sleep(1_500);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("opencode")).toEqual([[id, PROMPT]]);
     warm.sendMessage("And now the docs.");
     await warm.waitFor(/OpenCode: noted \(2 messages in this session\)/, WAIT_MS);
     warm.write("\x03");
@@ -49,7 +45,7 @@ describe("opencode", () => {
     const before = sb.readPointer();
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode", "run", "--format", "json"])));
     expect((await exitOf(warm)).exitCode).toBe(1);
-    expect(starts(sb)[1]).toEqual(["run", "--format", "json", "-s", before["id"]]);
+    expect(sb.fakeStarts("opencode")[1]).toEqual(["run", "--format", "json", "-s", before["id"]]);
     expect(warm.text).toContain("You must provide a message or a command");
     expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
@@ -62,11 +58,11 @@ describe("opencode", () => {
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode"])));
     await driver.waitFor(/OpenCode: noted \(1 messages in this session\)/, WAIT_MS);
     expect(driver.text).toContain(`Session not found: ${stale}`);
-    expect(starts(sb)).toEqual([["-s", stale], ["--prompt", PROMPT]]);
+    expect(sb.fakeStarts("opencode")).toEqual([["-s", stale], ["--prompt", PROMPT]]);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     const id = String(fakeEvents(sb, "session")[0]?.id);
-    expect(said(sb)).toEqual([[id, PROMPT]]);
+    expect(sb.fakeMessages("opencode")).toEqual([[id, PROMPT]]);
     // Interactive OpenCode names its session only on the exit screen.
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "exit-hint" } });
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([stale]);

@@ -5,6 +5,11 @@ import { dirname } from "node:path";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { CLI, Sandbox, type FakeAmpEvent } from "../helpers/sandbox.js";
 
+/** The task prompt the agent tests send. */
+export const PROMPT = "Fix the failing build, then run the tests.";
+/** A lowercase dashed UUID, whole. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Short enough for tests, long enough for the fake's single-write TUI to land first. */
 export const QUIET = "0.3";
 /** The upper bound for any single wait in these tests. */

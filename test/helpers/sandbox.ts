@@ -70,6 +70,16 @@ export class Sandbox {
     return event === undefined ? all : all.filter((e) => e.event === event);
   }
 
+  /** The argv of every start of fake `agent`. */
+  fakeStarts(agent: string): string[][] {
+    return this.fakeEvents(agent, "start").map((e) => e.argv);
+  }
+
+  /** Every message fake `agent` received, as [its session, the text]. */
+  fakeMessages(agent: string): Array<[string | undefined, string | undefined]> {
+    return this.fakeEvents(agent, "message").map((e) => [e.session ?? e.id ?? e.chat, e.text]);
+  }
+
   readPointer(): Record<string, unknown> {
     return JSON.parse(readFileSync(this.pointer, "utf8")) as Record<string, unknown>;
   }
