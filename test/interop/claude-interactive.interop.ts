@@ -6,21 +6,15 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, cwdOf, exitOf, sleep, waitUntil, WAIT_MS } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
-import { claudeEnv, endStrays, pinned, realSandbox, replayOf, run, settleClaudeOnboarding, settled, startsIn, takenRules, UUID } from "./support.js";
+import { claudeEnv, pinned, realSandbox, replayOf, run, settleClaudeOnboarding, settled, startsIn, takenRules, UUID, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
-let api: FakeAnthropic;
-beforeEach(async () => void (api = await FakeAnthropic.start()));
-afterEach(async () => {
-  await cleanup.run();
-  await api.close();
-  expect(endStrays(), "processes left behind").toEqual([]);
-});
+const api = fakeApiPerTest(cleanup, () => FakeAnthropic.start());
 
 const VERSION = pinned("@anthropic-ai/claude-code");
 const REMEMBER = "remember the word zebra";
@@ -29,7 +23,7 @@ const ASK = "which word?";
 const READY = /^\s*[>❯]\s/m;
 
 function claudeSandbox(): Sandbox {
-  const sb = realSandbox(cleanup, claudeEnv(api.url, "auth-token"));
+  const sb = realSandbox(cleanup, claudeEnv(api().url, "auth-token"));
   settleClaudeOnboarding(sb, VERSION);
   return sb;
 }
@@ -79,7 +73,7 @@ describe(`Claude Code ${VERSION} interactive, agentapi-like`, () => {
     expect(existsSync(join(sb.home, ".claude", "projects", cwdOf(sb).replace(/[^A-Za-z0-9]/g, "-"), `${id}.jsonl`))).toBe(true);
     // While Claude runs, its live session file names the same session.
     expect(liveSession(sb)).toMatchObject({ sessionId: id, kind: "interactive", version: VERSION });
-    const first = api.conversation(REMEMBER);
+    const first = api().conversation(REMEMBER);
     expect(first.length).toBeGreaterThan(0);
     expect(new Set(first.map((r) => r.sessionId))).toEqual(new Set([id]));
 
@@ -103,16 +97,16 @@ describe(`Claude Code ${VERSION} interactive, agentapi-like`, () => {
     // Restart: resumed without the prompt; the next message, sent the agentapi way, continues
     // the same conversation.
     const warm = await warmStart(sb, id);
-    const before = api.requests.length;
+    const before = api().requests.length;
     await sleep(1_500);
-    expect(api.requests.slice(before).filter((r) => r.path === "/v1/messages")).toEqual([]);
+    expect(api().requests.slice(before).filter((r) => r.path === "/v1/messages")).toEqual([]);
     warm.sendMessage(ASK);
     await answered(warm, "FAKE-API: the word is zebra.");
-    const asked = api.conversation(ASK);
+    const asked = api().conversation(ASK);
     expect(asked).toHaveLength(1);
     expect(asked[0]?.sessionId).toBe(id);
     expect(userTexts(asked[0]?.messages ?? []).filter((t) => t !== "")).toEqual([REMEMBER, ASK]);
-    expect(api.requests.filter((r) => r.path === "/v1/messages" && userTexts(r.messages).at(-1) === REMEMBER)).toHaveLength(1);
+    expect(api().requests.filter((r) => r.path === "/v1/messages" && userTexts(r.messages).at(-1) === REMEMBER)).toHaveLength(1);
 
     expect(await stop(warm)).toBe(0);
     expect(warm.text).toContain(`claude --resume ${id}`);
@@ -139,7 +133,7 @@ describe(`Claude Code ${VERSION} interactive, agentapi-like`, () => {
     await settled(cold);
     cold.sendMessage("remember the word yak");
     await answered(cold, "FAKE-API: noted the word yak.");
-    expect(api.conversation("remember the word yak").map((r) => r.sessionId)).toEqual([cleared]);
+    expect(api().conversation("remember the word yak").map((r) => r.sessionId)).toEqual([cleared]);
     await settled(cold);
     expect(await stop(cold)).toBe(0);
     expect(cold.text).toContain(`claude --resume ${cleared}`);
@@ -150,7 +144,7 @@ describe(`Claude Code ${VERSION} interactive, agentapi-like`, () => {
     const warm = await warmStart(sb, cleared);
     warm.sendMessage(ASK);
     await answered(warm, "FAKE-API: the word is yak.");
-    const asked = api.conversation(ASK);
+    const asked = api().conversation(ASK);
     expect(asked.map((r) => r.sessionId)).toEqual([cleared]);
     // The cleared session starts after /clear: the zebra turn is not in it.
     expect(userTexts(asked[0]?.messages ?? []).join("\n")).not.toContain(REMEMBER);

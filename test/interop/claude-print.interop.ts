@@ -5,20 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Cleanup, exitOf, WAIT_MS } from "../e2e/support.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
-import { claudeEnv, endStrays, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID, versionOf } from "./support.js";
+import { claudeEnv, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID, versionOf, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
-// A fresh fake API per test, so each test's record holds only its own requests.
-let api: FakeAnthropic;
-beforeEach(async () => void (api = await FakeAnthropic.start()));
-afterEach(async () => {
-  await cleanup.run();
-  await api.close();
-  expect(endStrays(), "processes left behind").toEqual([]);
-});
+const api = fakeApiPerTest(cleanup, () => FakeAnthropic.start());
 
 const STREAM = ["--output-format", "stream-json", "--verbose"];
 const REMEMBER = "remember the word zebra";
@@ -31,7 +24,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
   });
 
   it("pins the session of a stream-json run; a warm start without --resume-prompt drops the new prompt, with it the real CLI resumes the pinned session", async () => {
-    const sb = realSandbox(cleanup, claudeEnv(api.url, "api-key"));
+    const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
 
     // Cold: sessionpin names the session up front (--session-id) and the stream's `result` confirms it.
     const cast = join(sb.dir, "cold.cast");
@@ -46,7 +39,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     const events = jsonLines(rawText(cold));
     expect(events.find((e) => e["type"] === "system" && e["subtype"] === "init")?.["session_id"]).toBe(id);
     expect(events.find((e) => e["type"] === "result")).toMatchObject({ subtype: "success", is_error: false, session_id: id, result: "FAKE-API: noted the word zebra." });
-    const first = api.conversation(REMEMBER);
+    const first = api().conversation(REMEMBER);
     expect(first).toHaveLength(1);
     expect(first[0]?.sessionId).toBe(id);
     expect(first[0]?.stream).toBe(true);
@@ -61,7 +54,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id]);
     expect(warm.text).toContain("Error: No deferred tool marker found in the resumed session.");
     expect(warm.text).toContain("Provide a prompt to continue the conversation.");
-    expect(api.conversation(ASK)).toEqual([]);
+    expect(api().conversation(ASK)).toEqual([]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
 
@@ -71,7 +64,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     const asked = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["claude", "-p", ASK, ...STREAM])));
     expect((await exitOf(asked, WAIT_MS * 4)).exitCode).toBe(0);
     expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id, "--", ASK]);
-    const resumed = api.conversation(ASK);
+    const resumed = api().conversation(ASK);
     expect(resumed).toHaveLength(1);
     expect(resumed[0]?.sessionId).toBe(id);
     expect(userTexts(resumed[0]?.messages ?? []).filter((t) => t !== "")).toEqual([REMEMBER, ASK]);
@@ -82,7 +75,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
   });
 
   it("falls back to a fresh session, with the new prompt, when the pinned session is gone", async () => {
-    const sb = realSandbox(cleanup, claudeEnv(api.url, "api-key"));
+    const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
     const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", REMEMBER, ...STREAM])));
     expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
 
@@ -111,7 +104,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     const pointer = sb.readPointer();
     expect(pointer).toMatchObject({ id: fresh, state: "confirmed", source: { rule: "result" } });
     expect((pointer["history"] as Array<{ id: string; reason: string }>).map((h) => h.id)).toEqual([stale]);
-    const asked = api.conversation(ASK);
+    const asked = api().conversation(ASK);
     expect(asked).toHaveLength(1);
     expect(asked[0]?.sessionId).toBe(fresh);
     expect(userTexts(asked[0]?.messages ?? []).filter((t) => t !== "")).toEqual([ASK]);

@@ -5,22 +5,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, exitOf, pointerExists, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { userTexts } from "./fake-anthropic.js";
 import { FakeOpenAI, messagesOf } from "./fake-openai.js";
-import { codexEnv, endStrays, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf, writeCodexConfig } from "./support.js";
+import { codexEnv, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf, writeCodexConfig, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
-let api: FakeOpenAI;
-beforeEach(async () => void (api = await FakeOpenAI.start()));
-afterEach(async () => {
-  await cleanup.run();
-  await api.close();
-  expect(endStrays(), "processes left behind").toEqual([]);
-});
+const api = fakeApiPerTest(cleanup, () => FakeOpenAI.start());
 
 const VERSION = pinned("@openai/codex");
 const EXEC = ["codex", "exec", "--json", "--skip-git-repo-check"];
@@ -29,7 +23,7 @@ const ASK = "which word?";
 
 function codexSandbox(): Sandbox {
   const sb = realSandbox(cleanup, codexEnv);
-  writeCodexConfig(sb, api.url);
+  writeCodexConfig(sb, api().url);
   return sb;
 }
 
@@ -75,7 +69,7 @@ describe(`Codex ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ agent: "codex", id, source: { rule: "rollout" }, history: [] });
     // Line 2: in the PTY, Codex's stderr warning about PATH aliases under /tmp comes first.
     expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${id} \\(rule thread-started, line \\d+\\)`));
-    const first = api.conversation(REMEMBER);
+    const first = api().conversation(REMEMBER);
     expect(first).toHaveLength(1);
     expect(first[0]?.headers["session-id"]).toBe(id);
     expect(first[0]?.headers["thread-id"]).toBe(id);
@@ -91,7 +85,7 @@ describe(`Codex ${VERSION}`, () => {
     expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
     expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id]);
     expect(warm.text).toContain("No prompt provided. Either specify one as an argument or pipe the prompt into stdin.");
-    expect(api.conversation(ASK)).toEqual([]);
+    expect(api().conversation(ASK)).toEqual([]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
 
@@ -101,7 +95,7 @@ describe(`Codex ${VERSION}`, () => {
     expect((await exitOf(resumedRun, WAIT_MS * 4)).exitCode).toBe(0);
     expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id, ASK]);
     expect(jsonLines(rawText(resumedRun))[0]).toEqual({ type: "thread.started", thread_id: id });
-    const resumed = api.conversation(ASK);
+    const resumed = api().conversation(ASK);
     expect(resumed).toHaveLength(1);
     expect(resumed[0]?.headers["session-id"]).toBe(id);
     expect(asked(resumed[0]?.input ?? [])).toEqual([REMEMBER, ASK]);
@@ -155,7 +149,7 @@ describe(`Codex ${VERSION}`, () => {
     const id = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the rollout to pin the thread");
     expect(sb.readPointer()).toMatchObject({ agent: "codex", id, source: { rule: "rollout" }, history: [] });
     expect(startsIn(sb.readLog())).toEqual([["codex", REMEMBER]]);
-    expect(api.conversation(REMEMBER).map((r) => r.headers["session-id"])).toEqual([id]);
+    expect(api().conversation(REMEMBER).map((r) => r.headers["session-id"])).toEqual([id]);
     await settled(cold);
     // agentapi's shutdown; 0.169 dies of the SIGINT (so sessionpin exits 130) without a goodbye.
     expect((await stop(cold)).exitCode).toBe(130);
@@ -169,10 +163,10 @@ describe(`Codex ${VERSION}`, () => {
     await settled(warm);
     warm.sendMessage(ASK);
     await warm.waitFor(onScreen("FAKE-API: the word is zebra."), WAIT_MS * 2);
-    const resumed = api.conversation(ASK);
+    const resumed = api().conversation(ASK);
     expect(resumed.map((r) => r.headers["session-id"])).toEqual([id]);
     expect(asked(resumed[0]?.input ?? [])).toEqual([REMEMBER, ASK]);
-    expect(api.requests.filter((r) => asked(r.input).at(-1) === REMEMBER)).toHaveLength(1);
+    expect(api().requests.filter((r) => asked(r.input).at(-1) === REMEMBER)).toHaveLength(1);
     await settled(warm);
     // This time the user quits: 0.169's goodbye puts the command on its own indented row after
     // "run:"; the exit-hint rule reads it across the two rows, so a recording alone pins it.
@@ -200,7 +194,7 @@ describe(`Codex ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     const fresh = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["id"] !== stale && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the fresh thread's pin");
     expect(fresh).toMatch(UUID);
-    expect(api.conversation(REMEMBER).map((r) => r.headers["session-id"])).toEqual([fresh]);
+    expect(api().conversation(REMEMBER).map((r) => r.headers["session-id"])).toEqual([fresh]);
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([stale]);
     // The /status card of 0.169 at 67 columns (no box drawn) and the plugin's status-session rule.
     await settled(driver);

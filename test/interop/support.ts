@@ -4,6 +4,7 @@
  * that let each CLI run offline against a fake model API on 127.0.0.1.
  */
 import { spawnSync } from "node:child_process";
+import { afterEach, beforeEach, expect } from "vitest";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, join } from "node:path";
@@ -217,3 +218,21 @@ export function writeCodexConfig(sb: Sandbox, baseUrl: string): void {
 }
 
 export const codexEnv: NodeJS.ProcessEnv = { OPENAI_API_KEY: "sk-interop-fake" };
+
+/**
+ * A fresh fake model API for every test (so each test's record holds only its own requests),
+ * closed after it, and a check that the test left no process behind. Returns the current API.
+ */
+export function fakeApiPerTest<Api extends { close(): Promise<void> }>(cleanup: Cleanup, start: () => Promise<Api>): () => Api {
+  let api: Api | undefined;
+  beforeEach(async () => void (api = await start()));
+  afterEach(async () => {
+    await cleanup.run();
+    await api?.close();
+    expect(endStrays(), "processes left behind").toEqual([]);
+  });
+  return () => {
+    if (api === undefined) throw new Error("the fake API starts before each test");
+    return api;
+  };
+}
