@@ -18,9 +18,10 @@ export function judgeLine(plugin: AgentPlugin, line: Line, before?: RowBefore): 
     const json = line.json;
     return plugin.json.flatMap((rule) => judgeField(plugin.grammar, rule, json));
   }
+  const rows = before === undefined ? undefined : { head: unframe(before.text), fullRow: before.fullRow, text: unframe(line.text) };
   return plugin.text.flatMap((rule) => [
     ...judgeText(plugin.grammar, rule, line.text),
-    ...(before === undefined ? [] : judgeAcross(plugin.grammar, rule, before, line.text)),
+    ...(rows === undefined ? [] : judgeAcross(plugin.grammar, rule, rows)),
   ]);
 }
 
@@ -34,15 +35,26 @@ export interface RowBefore {
 // Box borders stand at both ends of a row (Gemini's exit box) and are not part of the text.
 const FRAME = /^[\s│┃║|]+|[\s│┃║|]+$/g;
 
+function unframe(text: string): string {
+  return text.replace(FRAME, "");
+}
+
+/** Two rows without their frames, the first of them possibly wrapped into the second. */
+interface Rows {
+  readonly head: string;
+  readonly fullRow: boolean;
+  readonly text: string;
+}
+
 /**
  * Matches that start in the row before and end in this one: agentapi runs agents at 67 columns,
  * so `To continue this session, run codex resume <uuid>` arrives in two rows. Matches within
  * either row alone are left to that row.
  */
-function judgeAcross(grammar: RegExp, rule: TextRule, before: RowBefore, text: string): Verdict[] {
+function judgeAcross(grammar: RegExp, rule: TextRule, rows: Rows): Verdict[] {
   const across = (separator: string, wholeWord: boolean): Verdict[] => {
-    const head = before.text.replace(FRAME, "") + separator;
-    const joined = head + text.replace(FRAME, "");
+    const head = rows.head + separator;
+    const joined = head + rows.text;
     return judgeText(grammar, rule, joined, (start, end) =>
       start < head.length && end > head.length && (!wholeWord || end === joined.length || /\s/.test(joined[end] ?? "")));
   };
@@ -50,8 +62,8 @@ function judgeAcross(grammar: RegExp, rule: TextRule, before: RowBefore, text: s
   // their own (Claude 2.1.330's /status splits the UUID at 65 of 67 columns), so a shorter row is
   // also joined without a space, but then the ID must end where the next row's first word ends:
   // an ID one short plus the start of an unrelated row must not make a look-alike.
-  const verdicts = across(before.fullRow ? "" : " ", false);
-  if (before.fullRow || verdicts.some((verdict) => verdict.kind === "taken")) return verdicts;
+  const verdicts = across(rows.fullRow ? "" : " ", false);
+  if (rows.fullRow || verdicts.some((verdict) => verdict.kind === "taken")) return verdicts;
   const glued = across("", true);
   return glued.some((verdict) => verdict.kind === "taken") ? glued : verdicts;
 }
@@ -80,12 +92,28 @@ function judgeText(
   text: string,
   keep: (start: number, end: number) => boolean = () => true,
 ): Verdict[] {
-  const global = new RegExp(rule.pattern.source, rule.pattern.flags.replace("g", "") + "g");
-  return [...text.matchAll(global)].flatMap((match) => {
+  const pattern = globalOf(rule.pattern);
+  const verdicts: Verdict[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0] === "") pattern.lastIndex++;
     const value = match.groups?.["id"];
-    if (value === undefined || !keep(match.index, match.index + match[0].length)) return [];
-    return [judgeValue(grammar, rule.name, rule.state, value)];
-  });
+    if (value !== undefined && keep(match.index, match.index + match[0].length)) verdicts.push(judgeValue(grammar, rule.name, rule.state, value));
+  }
+  return verdicts;
+}
+
+// Finding every match needs a global regex; rules are written without the flag, and making one
+// per line was a third of the time spent on text lines.
+const GLOBAL = new WeakMap<RegExp, RegExp>();
+
+function globalOf(pattern: RegExp): RegExp {
+  let global = GLOBAL.get(pattern);
+  if (global === undefined) {
+    global = new RegExp(pattern.source, pattern.flags.replace("g", "") + "g");
+    GLOBAL.set(pattern, global);
+  }
+  return global;
 }
 
 function judgeValue(grammar: RegExp, rule: string, state: IdState, value: string): Verdict {

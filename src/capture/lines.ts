@@ -1,5 +1,3 @@
-import { StringDecoder } from "node:string_decoder";
-
 /**
  * Where one terminal line ends: LF or CRLF; a lone CR (the next text overwrites the line); and
  * the cursor movements a TUI uses instead of newlines to reach another row (CUU/CUD/CNL/CPL/CUP/
@@ -8,30 +6,49 @@ import { StringDecoder } from "node:string_decoder";
  */
 export const LINE_BREAK = /\r*\n|\r+(?!\r|$)|\x1b\[[0-9;]*[ABEFHdf]|\x1b[DEM]/g;
 
-/** Lines longer than this are cut, so one endless line cannot grow memory without bound. */
-export const MAX_LINE_CHARS = 1024 * 1024;
+/** Lines longer than this many bytes are cut, so one endless line cannot grow memory without bound. */
+export const MAX_LINE_BYTES = 1024 * 1024;
 
-// A break is at most this long (an escape sequence with its parameters), so after new text
-// arrives only this much of the old text needs searching again.
+// A break is at most this long (an escape sequence with its parameters), so after new bytes
+// arrive only this much of the old ones needs searching again.
 const LONGEST_BREAK = 32;
 
+/**
+ * One line's bytes, undecoded. Lines are split on bytes, not text: every break is ASCII, which
+ * UTF-8 never uses inside a multi-byte character, and most lines are thrown away unread, so
+ * decoding them all (the most expensive step when it was done first) is wasted work.
+ */
 export interface RawLine {
   /** 1-based, counting every line break (chunk-independent). */
   readonly n: number;
-  readonly raw: string;
-  /** Byte offset of the line's start in the output (UTF-8; approximate after invalid bytes). */
+  /** The line's bytes as a latin1 string: one character per byte, cheap to make and to search. */
+  readonly bytes: string;
+  /** Byte offset of the line's start in the output. */
   readonly offset: number;
   /** The line was longer than the limit and was cut to it. */
   readonly cut?: true;
 }
 
+// Reused by every decode: a new Buffer per line cost more than the decoding itself.
+let scratch = Buffer.alloc(64 * 1024);
+
+/** A raw line's text: its bytes decoded as UTF-8. */
+export function decodeLine(bytes: string): string {
+  if (bytes.length > scratch.length) scratch = Buffer.alloc(bytes.length * 2);
+  const length = scratch.write(bytes, 0, "latin1");
+  return scratch.toString("utf8", 0, length);
+}
+
+/** Text as the latin1 string of its UTF-8 bytes, the form `RawLine.bytes` and searches in it use. */
+export function asBytes(text: string): string {
+  return Buffer.from(text, "utf8").toString("latin1");
+}
+
 /**
  * Bytes in, complete lines out, synchronously: `push` returns the lines a chunk completed, `end`
- * the last one. UTF-8 characters split between chunks are kept whole. Memory stays within
- * `maxLineChars` whatever the input.
+ * the last one. Memory stays within `maxLineBytes` whatever the input.
  */
 export class LineSplitter {
-  readonly #decoder = new StringDecoder("utf8");
   #carry = "";
   #searched = 0;
   #n = 0;
@@ -39,36 +56,36 @@ export class LineSplitter {
   /** The rest of an overlong line, already emitted cut, is being skipped. */
   #dropping = false;
 
-  constructor(private readonly maxLineChars = MAX_LINE_CHARS) {}
+  constructor(private readonly maxLineBytes = MAX_LINE_BYTES) {}
 
   push(chunk: Uint8Array | string): RawLine[] {
-    this.#carry += typeof chunk === "string" ? chunk : this.#decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.#carry += typeof chunk === "string" ? asBytes(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
     return this.#split(false);
   }
 
   end(): RawLine[] {
-    this.#carry += this.#decoder.end();
     return this.#split(true);
   }
 
   #split(final: boolean): RawLine[] {
     const lines: RawLine[] = [];
-    // Text before this had no break in it, except possibly one the new text completes; a CR run
-    // is searched whole, or its end would be taken for a break of its own.
+    // Bytes before this had no break in them, except possibly one the new bytes complete; a CR
+    // run is searched whole, or its end would be taken for a break of its own.
     let from = Math.max(0, this.#searched - LONGEST_BREAK);
-    while (from > 0 && this.#carry[from - 1] === "\r") from--;
+    while (from > 0 && this.#carry.charCodeAt(from - 1) === 0x0d) from--;
     LINE_BREAK.lastIndex = from;
     let start = 0;
     for (let match = LINE_BREAK.exec(this.#carry); match !== null; match = LINE_BREAK.exec(this.#carry)) {
-      this.#take(lines, this.#carry.slice(start, match.index), match[0]);
+      this.#take(lines, this.#carry.slice(start, match.index), match[0].length);
       start = match.index + match[0].length;
     }
     this.#carry = this.#carry.slice(start);
     if (final) {
       // A trailing CR run was held back for its next character; there is none.
-      if (this.#carry !== "" || this.#dropping) this.#take(lines, this.#carry.replace(/\r+$/, ""), this.#carry.match(/\r+$/)?.[0] ?? "");
+      const content = this.#carry.replace(/\r+$/, "");
+      if (this.#carry !== "" || this.#dropping) this.#take(lines, content, this.#carry.length - content.length);
       this.#carry = "";
-    } else if (this.#carry.length > this.maxLineChars + LONGEST_BREAK) {
+    } else if (this.#carry.length > this.maxLineBytes + LONGEST_BREAK) {
       this.#cut(lines);
     }
     this.#searched = this.#carry.length;
@@ -78,21 +95,28 @@ export class LineSplitter {
   /** Emits the overlong line now, cut to the limit; the rest of it is skipped as it arrives. */
   #cut(lines: RawLine[]): void {
     const keep = this.#carry.length - LONGEST_BREAK;
-    if (!this.#dropping) lines.push({ n: ++this.#n, raw: this.#carry.slice(0, this.maxLineChars), offset: this.#offset, cut: true });
+    if (!this.#dropping) lines.push({ n: ++this.#n, bytes: cutAt(this.#carry, this.maxLineBytes), offset: this.#offset, cut: true });
     this.#dropping = true;
-    this.#offset += Buffer.byteLength(this.#carry.slice(0, keep));
+    this.#offset += keep;
     this.#carry = this.#carry.slice(keep);
   }
 
-  #take(lines: RawLine[], content: string, separator: string): void {
-    const length = Buffer.byteLength(content) + Buffer.byteLength(separator);
+  #take(lines: RawLine[], content: string, separator: number): void {
     if (this.#dropping) {
       this.#dropping = false;
-    } else if (content.length > this.maxLineChars) {
-      lines.push({ n: ++this.#n, raw: content.slice(0, this.maxLineChars), offset: this.#offset, cut: true });
+    } else if (content.length > this.maxLineBytes) {
+      lines.push({ n: ++this.#n, bytes: cutAt(content, this.maxLineBytes), offset: this.#offset, cut: true });
     } else {
-      lines.push({ n: ++this.#n, raw: content, offset: this.#offset });
+      lines.push({ n: ++this.#n, bytes: content, offset: this.#offset });
     }
-    this.#offset += length;
+    this.#offset += content.length + separator;
   }
+}
+
+/** The first `limit` bytes, shortened to a character boundary so the cut text decodes cleanly. */
+function cutAt(bytes: string, limit: number): string {
+  let end = limit;
+  // UTF-8 continuation bytes are 10xxxxxx: the character they belong to started earlier.
+  while (end > 0 && (bytes.charCodeAt(end) & 0xc0) === 0x80) end--;
+  return bytes.slice(0, end);
 }

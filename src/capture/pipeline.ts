@@ -1,43 +1,62 @@
 import { cleanText } from "./clean.js";
 import { parseJsonObject } from "./json.js";
 import type { Line } from "./line.js";
-import { LineSplitter } from "./lines.js";
+import { decodeLine, LineSplitter, type RawLine } from "./lines.js";
+
+/**
+ * Whether a line is worth decoding, asked with its raw bytes (a latin1 string) just before it is
+ * delivered, so the answer may depend on what the lines before it changed.
+ */
+export type LineFilter = (bytes: string) => boolean;
+
+// Bytes that are all printable ASCII (most lines) are their own text: nothing to decode or clean.
+const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
+
+export interface CaptureOptions {
+  readonly maxLineBytes?: number;
+  /** Lines it turns down are counted but not delivered; cut lines are always delivered. */
+  readonly wanted?: LineFilter;
+}
 
 /**
  * The whole capture pipeline: raw output bytes in any chunking → `Line`s (blank lines are counted
- * but not returned). Synchronous and pure, so `run` and `replay` share it and each line can be
+ * but not delivered). Synchronous and pure, so `run` and `replay` share it and each line can be
  * tied to the chunk (and the recording time) that completed it.
  */
 export class Capture {
   readonly #splitter: LineSplitter;
+  readonly #wanted: LineFilter | undefined;
 
-  constructor(maxLineChars?: number) {
-    this.#splitter = new LineSplitter(maxLineChars);
+  constructor(options: CaptureOptions = {}) {
+    this.#splitter = new LineSplitter(options.maxLineBytes);
+    this.#wanted = options.wanted;
   }
 
-  push(chunk: Uint8Array | string): Line[] {
-    return this.#lines(this.#splitter.push(chunk));
+  push(chunk: Uint8Array | string, onLine: (line: Line) => void): void {
+    this.#deliver(this.#splitter.push(chunk), onLine);
   }
 
-  end(): Line[] {
-    return this.#lines(this.#splitter.end());
+  end(onLine: (line: Line) => void): void {
+    this.#deliver(this.#splitter.end(), onLine);
   }
 
-  #lines(raw: ReturnType<LineSplitter["push"]>): Line[] {
-    return raw.flatMap(({ n, raw: text, offset, cut }) => {
-      const clean = cleanText(text);
-      if (clean === "") return [];
-      const json = cut ? undefined : parseJsonObject(clean);
-      return [{ n, text: clean, offset, ...(cut ? { cut } : {}), ...(json === undefined ? {} : { json }) }];
-    });
+  #deliver(raw: readonly RawLine[], onLine: (line: Line) => void): void {
+    for (const line of raw) {
+      if (line.cut === undefined && this.#wanted !== undefined && !this.#wanted(line.bytes)) continue;
+      const text = PLAIN_ASCII.test(line.bytes) ? line.bytes.trimEnd() : cleanText(decodeLine(line.bytes));
+      if (text === "") continue;
+      const json = line.cut ? undefined : parseJsonObject(text);
+      onLine({ n: line.n, text, offset: line.offset, ...(line.cut ? { cut: true } : {}), ...(json === undefined ? {} : { json }) });
+    }
   }
 }
 
 /** Every line of a complete output. */
-export function captureAll(chunks: Iterable<Uint8Array | string>, maxLineChars?: number): Line[] {
-  const capture = new Capture(maxLineChars);
+export function captureAll(chunks: Iterable<Uint8Array | string>, maxLineBytes?: number): Line[] {
+  const capture = new Capture(maxLineBytes === undefined ? {} : { maxLineBytes });
   const lines: Line[] = [];
-  for (const chunk of chunks) lines.push(...capture.push(chunk));
-  lines.push(...capture.end());
+  const keep = (line: Line): void => void lines.push(line);
+  for (const chunk of chunks) capture.push(chunk, keep);
+  capture.end(keep);
   return lines;
 }

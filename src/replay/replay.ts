@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { Extractor } from "../agents/extract.js";
 import type { AgentPlugin } from "../agents/types.js";
+import type { Line } from "../capture/line.js";
 import { Capture } from "../capture/pipeline.js";
 import { Explainer, type TraceEvent } from "../explain/trace.js";
 import type { Source } from "./sources.js";
@@ -41,24 +42,23 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
   ));
   // The line and time each pin came from, for the report.
   const where = new Map<Explainer, { offset: number | null; time: number | null }>();
-  const capture = new Capture();
-  const feed = (lines: ReturnType<Capture["push"]>, time: number | undefined): void => {
-    for (const line of lines) {
-      for (const explainer of explainers) {
-        const { events, trace } = explainer.line(line, time);
-        if (events.length > 0) where.set(explainer, { offset: line.offset ?? null, time: time ?? null });
-        if (o.trace) trace.forEach(o.trace);
-      }
-      // Guessing the agent: once one plugin pinned an ID, the ones that found nothing are out.
-      if (explainers.length > 1 && where.size > 0) explainers = explainers.filter((e) => where.has(e));
+  // Explaining shows every line; otherwise only lines that could change a plugin's pin are read.
+  const capture = new Capture(o.trace ? {} : { wanted: (bytes) => explainers.some((e) => e.extractor.mayChange(bytes)) });
+  let time: number | undefined;
+  const feed = (line: Line): void => {
+    for (const explainer of explainers) {
+      const { events, trace } = explainer.line(line, time);
+      if (events.length > 0) where.set(explainer, { offset: line.offset ?? null, time: time ?? null });
+      if (o.trace) trace.forEach(o.trace);
     }
+    // Guessing the agent: once one plugin pinned an ID, the ones that found nothing are out.
+    if (explainers.length > 1 && where.size > 0) explainers = explainers.filter((e) => where.has(e));
   };
-  let lastTime: number | undefined;
   for await (const chunk of source.chunks) {
-    lastTime = chunk.time;
-    feed(capture.push(chunk.data), chunk.time);
+    time = chunk.time;
+    capture.push(chunk.data, feed);
   }
-  feed(capture.end(), lastTime);
+  capture.end(feed);
   const winner = pickWinner(explainers);
   const pinned = winner?.extractor.tracker.current;
   return {

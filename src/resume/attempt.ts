@@ -78,8 +78,12 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
 
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);
-  const capture = new Capture();
   const explainer = o.capture && new Explainer(o.capture.extractor, [], o.trace !== undefined);
+  // Set per chunk: while the output can still reject the ID, or a trace wants every line, all are read.
+  let everyLine = true;
+  const extractor = o.capture?.extractor;
+  // Without a plugin nothing reads the lines: the output is only passed through.
+  const capture = extractor && new Capture(o.trace !== undefined ? {} : { wanted: (bytes) => everyLine || extractor.mayChange(bytes) });
   const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);
@@ -101,11 +105,13 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     // The screen first: capture work never delays the agent's bytes.
     if (!o.terminal.write(chunk)) agent.pause();
     o.record?.output(chunk);
-    capture.push(chunk).forEach(onLine);
+    everyLine = watch?.listening(o.clock.now()) ?? false;
+    capture?.push(chunk, onLine);
     quiet?.activity();
   });
   const status = await agent.exited;
-  capture.end().forEach(onLine);
+  everyLine = watch?.listening(o.clock.now()) ?? false;
+  capture?.end(onLine);
   store?.stop(agent.pid);
   quiet?.cancel();
   if (killTimer !== undefined) o.clock.clearTimeout(killTimer);

@@ -19,7 +19,7 @@ export class RejectionWatch {
 
   /** A line of output at time `now`; true when it is the rejection itself. */
   observe(text: string, now: number): boolean {
-    if (!this.#open(now)) return false;
+    if (!this.listening(now)) return false;
     if (matchesAny(this.plugin.transient, text)) this.#transient = true;
     if (this.#transient || !matchesAny(this.plugin.rejected, text)) return false;
     this.#rejectedBy ??= `${this.plugin.name} printed ${JSON.stringify(text.slice(0, 200))}`;
@@ -41,11 +41,12 @@ export class RejectionWatch {
    */
   verdict(exit: { code: number; signal: number; now: number; signalledByUs: boolean }): string | undefined {
     if (this.#rejectedBy !== undefined) return this.#rejectedBy;
-    if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || this.#transient || !this.#open(exit.now)) return undefined;
+    if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || this.#transient || !this.listening(exit.now)) return undefined;
     return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window, before any turn`;
   }
 
-  #open(now: number): boolean {
+  /** Whether output at `now` can still reject the ID: every line must then be read. */
+  listening(now: number): boolean {
     return !this.#settled && now - this.startedAt < this.windowMs;
   }
 }
