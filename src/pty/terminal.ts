@@ -7,6 +7,9 @@ import { spawnSync } from "node:child_process";
  */
 export class OuterTerminal {
   #sink: ((chunk: Buffer) => void) | undefined;
+  /** The output side failed (its reader went away): output is dropped from now on. */
+  #gone = false;
+  readonly #drainListeners: Array<() => void> = [];
   #held: Buffer[] = [];
   #wasRaw = false;
   #savedOutputMode: string | undefined;
@@ -31,7 +34,12 @@ export class OuterTerminal {
   open(): void {
     // A terminal that went away (SIGHUP, a closed agentapi) must not crash sessionpin before
     // the agent's exit code is known.
-    this.stdout.on("error", () => undefined);
+    // Nor may it stop the agent: paused for a drain that never comes, it would hang for good.
+    // Its output goes nowhere from then on, and capture goes on, so the pointer stays current.
+    this.stdout.on("error", () => {
+      this.#gone = true;
+      for (const listener of this.#drainListeners) listener();
+    });
     if (this.stdin.isTTY) {
       this.#wasRaw = this.stdin.isRaw;
       this.stdin.setRawMode(true);
@@ -77,15 +85,17 @@ export class OuterTerminal {
 
   /** Writes agent output; false when the caller should wait for `drain`. */
   write(chunk: Buffer): boolean {
-    return this.stdout.write(chunk);
+    return this.#gone || this.stdout.write(chunk);
   }
 
   onDrain(listener: () => void): void {
+    this.#drainListeners.push(listener);
     this.stdout.on("drain", listener);
   }
 
   /** Waits until everything written has been handed to the OS. */
   flush(): Promise<void> {
+    if (this.#gone) return Promise.resolve();
     return new Promise((resolve) => this.stdout.write("", () => resolve()));
   }
 

@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLI } from "../helpers/sandbox.js";
 import { Cleanup, eventsOf, exitOf, QUIET, runArgs, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -90,7 +92,10 @@ describe("bad pointers", () => {
 describe("bad output", () => {
   it("passes a 50 MB line with no newline through unchanged, caps it in capture, and stays small", async () => {
     const sb = cleanup.sandbox();
-    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--", ...node("process.stdout.write('x'.repeat(50e6))")]));
+    // Amp's one-shot mode, so its plugin reads the output (a command without a plugin is only passed through).
+    const amp = join(sb.dir, "amp");
+    writeFileSync(amp, "#!/usr/bin/env node\nprocess.stdout.write('x'.repeat(50e6));\n", { mode: 0o755 });
+    const driver = cleanup.driver(sb.sessionpin(["run", "--agent", "amp", "--pointer", sb.pointer, "--", amp, "-x"]));
     let peakKb = 0;
     const poll = setInterval(() => {
       const hwm = /VmHWM:\s+(\d+) kB/.exec(safeRead(`/proc/${driver.pid}/status`));
@@ -115,6 +120,30 @@ describe("bad output", () => {
     expect((await exitOf(through)).exitCode).toBe(0);
     expect(through.output.length).toBe(expected.length);
     expect(through.output.equals(expected)).toBe(true);
+  });
+
+  it("keeps the agent running and the pointer current when the reader of its output goes away", async () => {
+    const sb = cleanup.sandbox();
+    const id = "T-019f5bde-8d0b-781f-8415-6f90b0c4bdbf";
+    // An Amp stream: init, 8 MB more than any pipe holds, then the result that confirms the thread.
+    const amp = join(sb.dir, "amp");
+    writeFileSync(amp, [
+      "#!/usr/bin/env node",
+      `const line = (o) => process.stdout.write(JSON.stringify({ ...o, session_id: ${JSON.stringify(id)} }) + "\\n");`,
+      'line({ type: "system", subtype: "init" });',
+      'const text = "x".repeat(1023) + "\\n";',
+      "let left = 8192;",
+      "const more = () => { while (left > 0) { left--; if (!process.stdout.write(text)) return void process.stdout.once(\"drain\", more); } line({ type: \"result\" }); process.exitCode = 7; };",
+      "more();",
+    ].join("\n"), { mode: 0o755 });
+    const child = spawn(process.execPath, [CLI, "run", "--agent", "amp", "--pointer", sb.pointer, "--", amp, "-x", "--stream-json"], { cwd: sb.dir, env: sb.env, stdio: ["ignore", "pipe", "pipe"], timeout: WAIT_MS });
+    // The reader takes the first bytes and leaves, as `| head -c 100` does.
+    child.stdout.once("data", () => child.stdout.destroy());
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code, stderr + sb.readLog()).toBe(7);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
   });
 
   it("exits with the agent's code when the agent ends while its children keep the PTY open", async () => {
