@@ -14,13 +14,15 @@ export { formatTrace } from "./explain/format.js";
 // `plugins.pluginForCommand("/usr/bin/goose")`), and plugins written as data.
 export * as plugins from "./agents/registry.js";
 export { agents, pluginForCommand, pluginNamed, pluginNames, type AgentId } from "./agents/registry.js";
-export { definePlugin, DeclarativePluginSchema, type DeclarativePlugin } from "./agents/declarative.js";
+export { definePlugin, PluginError, type DeclarativePlugin } from "./agents/declarative.js";
+export { DeclarativePluginSchema, parsePlugin } from "./agents/plugin-schema.js";
 export type { AgentPlugin, IdState } from "./agents/types.js";
 
 // The pointer file.
 export { readPointer, type PointerRead } from "./pointer/store.js";
 export { resolvePointerPath, type PointerPathOptions } from "./pointer/path.js";
-export { POINTER_VERSION, type Pointer } from "./pointer/schema.js";
+export { PointerSchema, type Pointer } from "./pointer/schema.js";
+export { POINTER_VERSION } from "./pointer/version.js";
 
 // run: one agent session in a PTY, cold or warm (`sessionpin run`), and what it needs.
 export { runSession as run, type SessionOptions as RunOptions } from "./resume/session.js";

@@ -81,7 +81,9 @@ describe("plugins", () => {
     const acme = definePlugin({ name: "acme", names: ["acme"], grammar: "acme-[0-9]+", text: [{ name: "banner", pattern: "session: (?<id>acme-[0-9]+)", state: "confirmed" }], resume: ["{args}", "--resume", "{id}"] });
     expect(acme.grammar.test("acme-42")).toBe(true);
     expect(plugins.pluginForCommand("acme", [acme])).toBe(acme);
-    expect(() => definePlugin({ name: "Bad Name", names: ["x"], grammar: "x", resume: ["{id}"] })).toThrow();
+    // Data from outside goes through the schema: definePlugin trusts its typed input.
+    expect(sessionpin.parsePlugin({ name: "Bad Name", names: ["x"], grammar: "x", resume: ["{id}"] })).toEqual({ problems: [expect.stringMatching(/^field name: lowercase/)] });
+    expect(sessionpin.parsePlugin(JSON.parse(JSON.stringify({ name: "acme", names: ["acme"], grammar: "acme-[0-9]+", resume: ["{id}"] })))).toHaveProperty("plugin.name", "acme");
   });
 });
 

@@ -1,7 +1,5 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
-import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
 export interface UserPlugin {
@@ -25,7 +23,7 @@ export function pluginDir(env: NodeJS.ProcessEnv, home: string): string {
  * User plugins from `--plugin` files and the plugin folder. A bad file is reported and skipped:
  * a typo in a plugin must never keep the agent from running.
  */
-export function loadUserPlugins(explicit: readonly string[], env: NodeJS.ProcessEnv, home: string, cwd: string): LoadedPlugins {
+export async function loadUserPlugins(explicit: readonly string[], env: NodeJS.ProcessEnv, home: string, cwd: string): Promise<LoadedPlugins> {
   const dir = pluginDir(env, home);
   let found: string[] = [];
   try {
@@ -33,17 +31,21 @@ export function loadUserPlugins(explicit: readonly string[], env: NodeJS.Process
   } catch {
     // No plugin folder: nothing to load.
   }
+  const files = [...explicit.map((path) => resolve(cwd, path)), ...found];
   const plugins: UserPlugin[] = [];
   const problems: string[] = [];
-  for (const file of [...explicit.map((path) => resolve(cwd, path)), ...found]) {
-    const loaded = loadOne(file);
+  if (files.length === 0) return { plugins, problems };
+  // Loaded only when there is a file to check: zod is most of sessionpin's start-up time.
+  const { parsePlugin } = await import("./plugin-schema.js");
+  for (const file of files) {
+    const loaded = loadOne(file, parsePlugin);
     if ("problem" in loaded) problems.push(...loaded.problem);
     else plugins.push({ plugin: loaded.plugin, file });
   }
   return { plugins, problems };
 }
 
-function loadOne(file: string): { plugin: AgentPlugin } | { problem: string[] } {
+function loadOne(file: string, parsePlugin: (json: unknown) => { plugin: AgentPlugin } | { problems: string[] }): { plugin: AgentPlugin } | { problem: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
@@ -51,12 +53,6 @@ function loadOne(file: string): { plugin: AgentPlugin } | { problem: string[] } 
     const reason = (error as NodeJS.ErrnoException).code ?? `not JSON: ${(error as Error).message}`;
     return { problem: [`plugin ${file}: ${reason}`] };
   }
-  try {
-    return { plugin: definePlugin(json as Parameters<typeof definePlugin>[0]) };
-  } catch (error) {
-    if (!(error instanceof z.ZodError)) throw error;
-    return {
-      problem: error.issues.map((issue) => `plugin ${file}: field ${issue.path.join(".") || "(top level)"}: ${issue.message}`),
-    };
-  }
+  const parsed = parsePlugin(json);
+  return "plugin" in parsed ? parsed : { problem: parsed.problems.map((problem) => `plugin ${file}: ${problem}`) };
 }

@@ -64,7 +64,7 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     c.out(`${DOCTOR_USAGE}\n`);
     return EXIT.ok;
   }
-  const loaded = userPlugins(values.plugin, c.env, c.cwd);
+  const loaded = await userPlugins(values.plugin, c.env, c.cwd);
   const user = loaded.plugins.map((u) => u.plugin);
   const userFiles = new Map<AgentPlugin, string>(loaded.plugins.map((u) => [u.plugin, u.file]));
   const target = whichAgent(values.agent, command[0], c.env, user);

@@ -96,7 +96,7 @@ export function choosePlugin(agentFlag: string | undefined, command: string, use
 }
 
 /** User plugins from `--plugin` files and the plugin folder, with the problems of bad ones. */
-export function userPlugins(files: readonly string[] | undefined, env: NodeJS.ProcessEnv, cwd: string): LoadedPlugins {
+export function userPlugins(files: readonly string[] | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<LoadedPlugins> {
   return loadUserPlugins(files ?? [], env, env["HOME"] ?? homedir(), cwd);
 }
 

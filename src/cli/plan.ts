@@ -20,7 +20,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   }
   const [executable, ...args] = command;
   if (executable === undefined) throw new SessionpinError("usage", `sessionpin plan: no agent command given\n${PLAN_USAGE}`);
-  const user = userPlugins(values.plugin, process.env, process.cwd());
+  const user = await userPlugins(values.plugin, process.env, process.cwd());
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
   if (plugin === undefined) {

@@ -28,7 +28,7 @@ export async function pluginsCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${PLUGINS_USAGE}\n`);
     return 0;
   }
-  const loaded = userPlugins(values.plugin, process.env, process.cwd());
+  const loaded = await userPlugins(values.plugin, process.env, process.cwd());
   for (const problem of loaded.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const user = loaded.plugins.map((u) => u.plugin);
   const rows = pluginNames(user).map((name): PluginRow => {

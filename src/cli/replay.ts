@@ -66,7 +66,7 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   }
   const width = values.width === undefined ? undefined : Number(values.width);
   if (width !== undefined && !(Number.isInteger(width) && width > 0)) throw new SessionpinError("usage", `sessionpin: --width ${values.width}: expected a whole number of columns`);
-  const user = userPlugins(values.plugin, process.env, process.cwd());
+  const user = await userPlugins(values.plugin, process.env, process.cwd());
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const extra = user.plugins.map((u) => u.plugin);
   const agent = values.agent === undefined ? undefined : choosePlugin(values.agent, values.agent, extra);

@@ -70,7 +70,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   terminal.open();
   try {
     resolveExecutable(executable, env, cwd);
-    const user = userPlugins(values.plugin, env, cwd);
+    const user = await userPlugins(values.plugin, env, cwd);
     const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
     const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd);
     const log = fileLogger(values.log ?? defaultLogPath(pointerPath));

@@ -4,17 +4,11 @@ import { link, lstat, mkdir, readFile, unlink, writeFile } from "node:fs/promise
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout } from "node:timers/promises";
-import { z } from "zod";
 import { SessionpinError } from "../errors.js";
+import type { LockInfo } from "./schema.js";
 import { removeStaleLock } from "./takeover.js";
 
-const LockInfoSchema = z.object({
-  // Positive: kill(0, 0) would probe our own process group and always report "alive".
-  pid: z.number().int().positive(),
-  startedAt: z.string(),
-  host: z.string(),
-});
-export type LockInfo = z.infer<typeof LockInfoSchema>;
+export type { LockInfo };
 
 /** A lock file that could not be parsed, e.g. left empty by a writer killed mid-write. */
 export interface UnreadableLock {
@@ -58,7 +52,7 @@ export async function acquireLock(
     }
     const existing = await readExisting(path);
     if (existing === undefined) continue; // released between our create and our read
-    const holder = parseLock(existing);
+    const holder = await parseLock(existing);
     if ("pid" in holder && (holder.host !== info.host || isAlive(holder.pid))) {
       // On another host the pid means nothing to us, so we cannot call it dead.
       return { kind: "held", holder };
@@ -103,7 +97,9 @@ async function readExisting(path: string): Promise<string | undefined> {
   return stat && readFile(path, "utf8").catch(missingAsUndefined);
 }
 
-function parseLock(text: string): LockInfo | UnreadableLock {
+async function parseLock(text: string): Promise<LockInfo | UnreadableLock> {
+  // Loaded only when another run's lock is there: zod is most of sessionpin's start-up time.
+  const { LockInfoSchema } = await import("./schema.js");
   try {
     const parsed = LockInfoSchema.safeParse(JSON.parse(text));
     if (parsed.success) return parsed.data;

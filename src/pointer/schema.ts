@@ -1,8 +1,11 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { POINTER_VERSION } from "./version.js";
 
-/** Bumped only for changes an older sessionpin would misread; readers leave newer files alone. */
-export const POINTER_VERSION = 1;
+/**
+ * The files of the pointer folder as they must be read. Imported only when a file is read or
+ * written (`await import`), never before the agent starts: zod is most of sessionpin's start-up.
+ */
 
 // Offsets are accepted so a hand-edited pointer with local time still reads.
 const isoTime = z.iso.datetime({ offset: true });
@@ -32,3 +35,12 @@ export const PointerSchema = z.object({
 });
 
 export type Pointer = z.infer<typeof PointerSchema>;
+
+/** `<pointer>.lock`: the live writer. */
+export const LockInfoSchema = z.object({
+  // Positive: kill(0, 0) would probe our own process group and always report "alive".
+  pid: z.number().int().positive(),
+  startedAt: z.string(),
+  host: z.string(),
+});
+export type LockInfo = z.infer<typeof LockInfoSchema>;

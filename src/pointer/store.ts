@@ -4,7 +4,8 @@ import { link, mkdir, open, readdir, rename, rm, unlink } from "node:fs/promises
 import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
 import { SessionpinError } from "../errors.js";
-import { POINTER_VERSION, PointerSchema, type Pointer } from "./schema.js";
+import type { Pointer } from "./schema.js";
+import { POINTER_VERSION } from "./version.js";
 
 export type PointerRead =
   | { kind: "missing" }
@@ -39,6 +40,7 @@ export async function readPointer(path: string): Promise<PointerRead> {
   }
   const version = (json as { version?: unknown } | null)?.version;
   if (typeof version === "number" && version > POINTER_VERSION) return { kind: "newer", version };
+  const { PointerSchema } = await import("./schema.js");
   const parsed = PointerSchema.safeParse(json);
   return parsed.success
     ? { kind: "ok", pointer: parsed.data }
@@ -56,6 +58,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
  * one, and the folder fsync makes the rename itself survive a power cut.
  */
 export async function writePointer(path: string, pointer: Pointer): Promise<void> {
+  const { PointerSchema } = await import("./schema.js");
   const parsed = PointerSchema.safeParse(pointer);
   if (!parsed.success) {
     throw new SessionpinError(

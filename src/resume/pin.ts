@@ -1,6 +1,7 @@
 import type { PinEvent } from "../agents/tracker.js";
 import type { Logger } from "../log/logger.js";
-import { POINTER_VERSION, type Pointer } from "../pointer/schema.js";
+import type { Pointer } from "../pointer/schema.js";
+import { POINTER_VERSION } from "../pointer/version.js";
 import { writePointer } from "../pointer/store.js";
 
 type HistoryEntry = Pointer["history"][number];

@@ -67,7 +67,11 @@ export async function runSession(o: SessionOptions): Promise<number> {
     cwd: o.cwd, env: o.env, terminal: o.terminal, relay, clock: o.clock, log: o.log,
     ...(o.record !== undefined ? { record: o.record } : {}),
     ...(o.trace !== undefined ? { trace: o.trace } : {}),
-    onSpawn: (agent) => void (current = agent),
+    onSpawn: (agent) => {
+      current = agent;
+      // Loaded while the agent starts, so the first pointer write does not wait for zod.
+      if (agent !== undefined) import("../pointer/schema.js").catch(() => undefined);
+    },
   };
   try {
     const why = o.plugin === undefined

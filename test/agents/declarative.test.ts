@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { definePlugin } from "../../src/agents/declarative.js";
+import { definePlugin, PluginError } from "../../src/agents/declarative.js";
+import { parsePlugin } from "../../src/agents/plugin-schema.js";
 import { loadUserPlugins } from "../../src/agents/load.js";
 import { judgeLine } from "../../src/agents/match.js";
 
@@ -47,7 +48,8 @@ describe("definePlugin", () => {
   });
 
   it("rejects a flag prompt without the flag, naming the field", () => {
-    expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(/prompt\.flag|flag/);
+    expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(PluginError);
+    expect(parsePlugin({ ...base, prompt: { via: "flag" } })).toEqual({ problems: ['field prompt.flag: required when prompt.via is "flag"'] });
   });
 });
 
@@ -55,7 +57,7 @@ describe("loadUserPlugins", () => {
   let dir = "";
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("loads --plugin files and the XDG plugin folder, and reports bad files by file, field and reason", () => {
+  it("loads --plugin files and the XDG plugin folder, and reports bad files by file, field and reason", async () => {
     dir = mkdtempSync(join(tmpdir(), "sessionpin-plugins-"));
     const folder = join(dir, "config", "sessionpin", "plugins");
     mkdirSync(folder, { recursive: true });
@@ -64,7 +66,7 @@ describe("loadUserPlugins", () => {
     writeFileSync(join(folder, "notjson.json"), "{ nope");
     writeFileSync(join(folder, "ignored.txt"), "not a plugin");
     writeFileSync(join(dir, "explicit.json"), JSON.stringify(base));
-    const loaded = loadUserPlugins(["explicit.json", "missing.json"], { XDG_CONFIG_HOME: join(dir, "config") }, dir, dir);
+    const loaded = await loadUserPlugins(["explicit.json", "missing.json"], { XDG_CONFIG_HOME: join(dir, "config") }, dir, dir);
     expect(loaded.plugins.map((p) => [p.plugin.name, p.file])).toEqual([
       ["acme", join(dir, "explicit.json")],
       ["good", join(folder, "good.json")],

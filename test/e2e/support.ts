@@ -33,14 +33,26 @@ export function messages(sb: Sandbox): string[] {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `probe` until it returns something other than undefined/false; throws after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns something other than undefined/false; throws after `timeoutMs`.
+ * A file the probe reads that is not there yet (ENOENT) counts as not yet.
+ */
 export async function waitUntil<T>(probe: () => T | undefined | false, what: string, timeoutMs = WAIT_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = notYetWhenMissing(probe);
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(25);
+  }
+}
+
+function notYetWhenMissing<T>(probe: () => T | undefined | false): T | undefined | false {
+  try {
+    return probe();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
 }
 

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { definePlugin, PluginError } from "./declarative.js";
+import type { AgentPlugin } from "./types.js";
+
+/** What a user plugin file must hold; the defaults of what it may leave out are definePlugin's. */
+const state = z.enum(["provisional", "confirmed"]);
+const regex = z.string().min(1).superRefine((source, ctx) => {
+  try {
+    new RegExp(source);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `not a regular expression: ${(error as Error).message}` });
+  }
+});
+
+export const DeclarativePluginSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, '.', '_' or '-'"),
+  names: z.array(z.string().min(1)).min(1),
+  /** The whole-ID grammar; anchored for you when it is not. */
+  grammar: regex,
+  json: z
+    .array(z.strictObject({
+      name: z.string().min(1),
+      field: z.string().min(1),
+      when: z.record(z.string(), z.array(z.string())).optional(),
+      state,
+    }))
+    .optional(),
+  text: z
+    .array(z.strictObject({
+      name: z.string().min(1),
+      pattern: regex.refine((source) => source.includes("(?<id>"), "needs a named group (?<id>…)"),
+      state,
+    }))
+    .optional(),
+  resume: z.array(z.string()).min(1).refine((words) => words.some((w) => w.includes("{id}")), "must contain {id}"),
+  /** Options of the agent that take a value (so their values are not read as a prompt). */
+  valueOptions: z.array(z.string()).optional(),
+  /** How a cold start passes the prompt, and what a warm start removes. */
+  prompt: z
+    .strictObject({
+      via: z.enum(["pty", "flag", "positional"]).optional(),
+      /** With via "flag": the flag that takes the prompt (added on cold starts if absent). */
+      flag: z.string().optional(),
+      /** Options removed (with their values) on a warm start. */
+      dropFlags: z.array(z.string()).optional(),
+      /** Whether positional words are the prompt and dropped on a warm start. */
+      dropPositionals: z.boolean().optional(),
+    })
+    .optional(),
+  rejected: z.array(regex).optional(),
+  transient: z.array(regex).optional(),
+});
+
+/** A plugin from data read from outside (a JSON file): the plugin, or one line per problem, by field. */
+export function parsePlugin(json: unknown): { plugin: AgentPlugin } | { problems: string[] } {
+  const parsed = DeclarativePluginSchema.safeParse(json);
+  if (!parsed.success) {
+    return { problems: parsed.error.issues.map((issue) => `field ${issue.path.join(".") || "(top level)"}: ${issue.message}`) };
+  }
+  try {
+    return { plugin: definePlugin(parsed.data) };
+  } catch (error) {
+    if (error instanceof PluginError) return { problems: [`field ${error.field}: ${error.reason}`] };
+    throw error;
+  }
+}
