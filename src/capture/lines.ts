@@ -1,10 +1,49 @@
+const LF = 0x0a;
+const CR = 0x0d;
+const ESCAPE_BREAK = /\x1b(?:\[[0-9;]*[ABEFHdf]|[DEM])/y;
+
 /**
- * Where one terminal line ends: LF or CRLF; a lone CR (the next text overwrites the line); and
- * the cursor movements a TUI uses instead of newlines to reach another row (CUU/CUD/CNL/CPL/CUP/
- * HVP/VPA, IND/NEL/RI). A run of CRs only counts once the character after it is known, and an
+ * Where the lines of one string end: LF or CRLF; a lone CR (the next text overwrites the line);
+ * and the cursor movements a TUI uses instead of newlines to reach another row (CUU/CUD/CNL/CPL/
+ * CUP/HVP/VPA, IND/NEL/RI). A run of CRs only counts once the character after it is known, and an
  * escape sequence only once it is complete, so a chunk boundary never changes where lines end.
+ *
+ * Found by indexOf for each of the three bytes a break starts with, each string scanned once per
+ * byte, and checked where one is: one regex alternation tried at every position was replay's
+ * largest cost.
  */
-export const LINE_BREAK = /\r*\n|\r+(?!\r|$)|\x1b\[[0-9;]*[ABEFHdf]|\x1b[DEM]/g;
+class Breaks {
+  #lf = -1;
+  #cr = -1;
+  #escape = -1;
+
+  constructor(private readonly text: string) {}
+
+  /** The first break at or after `from` (which only grows), or undefined. */
+  next(from: number): { at: number; length: number } | undefined {
+    const { text } = this;
+    for (let at = from; ;) {
+      if (this.#lf !== Infinity && this.#lf < at) this.#lf = found(text.indexOf("\n", at));
+      if (this.#cr !== Infinity && this.#cr < at) this.#cr = found(text.indexOf("\r", at));
+      if (this.#escape !== Infinity && this.#escape < at) this.#escape = found(text.indexOf("\x1b", at));
+      at = Math.min(this.#lf, this.#cr, this.#escape);
+      if (at === Infinity) return undefined;
+      if (at === this.#lf) return { at, length: 1 };
+      if (at === this.#cr) {
+        let end = at;
+        while (text.charCodeAt(end) === CR) end++;
+        // A CR run at the end waits for the next byte: an LF would make it part of a line end.
+        if (end === text.length) return undefined;
+        return { at, length: end - at + (text.charCodeAt(end) === LF ? 1 : 0) };
+      }
+      ESCAPE_BREAK.lastIndex = at;
+      if (ESCAPE_BREAK.test(text)) return { at, length: ESCAPE_BREAK.lastIndex - at };
+      at++;
+    }
+  }
+}
+
+const found = (index: number): number => (index === -1 ? Infinity : index);
 
 /** Lines longer than this many bytes are cut, so one endless line cannot grow memory without bound. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -69,15 +108,16 @@ export class LineSplitter {
 
   #split(final: boolean): RawLine[] {
     const lines: RawLine[] = [];
+    const text = this.#carry;
     // Bytes before this had no break in them, except possibly one the new bytes complete; a CR
     // run is searched whole, or its end would be taken for a break of its own.
     let from = Math.max(0, this.#searched - LONGEST_BREAK);
-    while (from > 0 && this.#carry.charCodeAt(from - 1) === 0x0d) from--;
-    LINE_BREAK.lastIndex = from;
+    while (from > 0 && text.charCodeAt(from - 1) === CR) from--;
+    const breaks = new Breaks(text);
     let start = 0;
-    for (let match = LINE_BREAK.exec(this.#carry); match !== null; match = LINE_BREAK.exec(this.#carry)) {
-      this.#take(lines, this.#carry.slice(start, match.index), match[0].length);
-      start = match.index + match[0].length;
+    for (let next = breaks.next(from); next !== undefined; next = breaks.next(start)) {
+      this.#take(lines, text.slice(start, next.at), next.length);
+      start = next.at + next.length;
     }
     this.#carry = this.#carry.slice(start);
     if (final) {
