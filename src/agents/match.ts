@@ -18,6 +18,8 @@ export function judgeLine(plugin: AgentPlugin, line: Line, before?: RowBefore): 
     const json = line.json;
     return plugin.json.flatMap((rule) => judgeField(plugin.grammar, rule, json));
   }
+  // Unframing both rows is work only text rules need.
+  if (plugin.text.length === 0) return [];
   const rows = before === undefined ? undefined : { head: unframe(before.text), fullRow: before.fullRow, text: unframe(line.text) };
   return plugin.text.flatMap((rule) => [
     ...judgeText(plugin.grammar, rule, line.text),

@@ -1,3 +1,4 @@
+import { bytesNeedCleaning } from "../capture/clean.js";
 import { asBytes } from "../capture/lines.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin } from "./types.js";
@@ -10,15 +11,10 @@ import type { AgentPlugin } from "./types.js";
  */
 export type Relevance = (bytes: string, pinned: Pinned | undefined) => boolean;
 
-// What cleaning removes (escape sequences, controls, C1 controls as UTF-8) could join the pieces
-// of a field name, and a JSON escape (`\u0069d`, `\/`) spells a name or value another way: such
-// lines are judged in full. The first test is one character class, the fastest search there is;
-// \xc2 only leads a C1 control when the next byte is 80-9f, which the second test checks.
-const MAYBE_CLEANED = /[^\t\x20-\x7e\x80-\xc1\xc3-\xff]/;
-const CLEANED = /[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/;
-
+// What cleaning removes (escape sequences, controls) could join the pieces of a field name, and
+// a JSON escape (`\u0069d`, `\/`) spells a name or value another way: such lines are judged in full.
 function spelledOtherwise(bytes: string): boolean {
-  return (MAYBE_CLEANED.test(bytes) && CLEANED.test(bytes)) || bytes.includes("\\u") || bytes.includes("\\/");
+  return bytesNeedCleaning(bytes) || bytes.includes("\\u") || bytes.includes("\\/");
 }
 
 interface Field {
