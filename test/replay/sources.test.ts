@@ -1,0 +1,81 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSource, type Source } from "../../src/replay/sources.js";
+
+let dir = "";
+afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+const temp = (): string => (dir = mkdtempSync(join(tmpdir(), "sessionpin-sources-")));
+
+/** Every byte a source yields, in order. */
+async function drain(source: Source): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of source.chunks) parts.push(Buffer.isBuffer(chunk.data) ? Buffer.from(chunk.data) : Buffer.from(chunk.data, "utf8"));
+  return Buffer.concat(parts);
+}
+
+// Several reads' worth of terminal text whose multi-byte characters fall on every alignment.
+function terminalBytes(size: number): Buffer {
+  const rows: string[] = [];
+  for (let i = 0, length = 0; length < size; i++) {
+    const row = `\x1b[${(i % 40) + 1};1H${"é".repeat(i % 7)}row ${i} ✓ ${"─".repeat(i % 13)}\r\n`;
+    rows.push(row);
+    length += Buffer.byteLength(row);
+  }
+  return Buffer.from(rows.join(""), "utf8");
+}
+
+describe("replay sources", () => {
+  it("reads a regular file of any size whole and in order, counting what was read", async () => {
+    const path = join(temp(), "screen.raw");
+    const bytes = terminalBytes(700 * 1024);
+    writeFileSync(path, bytes);
+    const source = await openSource(path, "auto");
+    expect(source.format).toBe("raw");
+    expect(source.size).toBe(bytes.length);
+    expect((await drain(source)).equals(bytes)).toBe(true);
+    expect(source.bytesRead()).toBe(bytes.length);
+  });
+
+  it("reads a FIFO as a stream, format detected from what arrives first", async () => {
+    const path = join(temp(), "pipe");
+    execFileSync("mkfifo", [path]);
+    const line = '{"type":"system","subtype":"init","session_id":"T-1"}\n';
+    const writer = spawn("sh", ["-c", `printf '%s' '${line}' > ${path}`]);
+    const written = new Promise((resolve) => writer.on("exit", resolve));
+    const source = await openSource(path, "auto");
+    expect(source.format).toBe("jsonl");
+    expect(source.size).toBeUndefined();
+    expect((await drain(source)).toString("utf8")).toBe(line);
+    expect(await written).toBe(0);
+  });
+
+  it("gives timers a turn while a large file is read (the progress line)", async () => {
+    const path = join(temp(), "big.raw");
+    writeFileSync(path, terminalBytes(8 * 1024 * 1024));
+    const source = await openSource(path, "auto");
+    let ticks = 0;
+    const timer = setInterval(() => void ticks++, 5);
+    let chunks = 0;
+    try {
+      for await (const _chunk of source.chunks) {
+        chunks++;
+        // A slow consumer: the reads themselves never wait for anything.
+        const until = performance.now() + 3;
+        while (performance.now() < until);
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    // 128 chunks of 3 ms each, about 400 ms: a turn at least every 100 ms.
+    expect(chunks).toBeGreaterThan(100);
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it("reports an unreadable file as a usage error naming it", async () => {
+    const path = join(temp(), "missing.raw");
+    await expect(openSource(path, "auto")).rejects.toThrow(/missing\.raw: ENOENT/);
+  });
+});
