@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync } from "node:fs";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import * as pty from "node-pty";
 import { signalGroup } from "./signals.js";
 
@@ -50,7 +50,7 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
   });
   return {
     pid: child.pid,
-    write: (data) => child.write(data),
+    write: directWrite(child),
     resize: (cols, rows) => child.resize(cols, rows),
     signal: (signal) => signalGroup(child.pid, signal),
     // With `encoding: null` node-pty delivers Buffers; its typings still say string.
@@ -58,6 +58,32 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
     pause: () => child.pause(),
     resume: () => child.resume(),
     exited,
+  };
+}
+
+/**
+ * Input straight into the PTY with one write(2), when nothing is waiting before it. node-pty's
+ * own write goes through libuv's thread pool (fs.write), a round trip between threads on every
+ * keystroke: the largest part of the latency sessionpin added to typing. What the kernel does
+ * not take at once (a large paste on a full PTY, EAGAIN) goes to node-pty's queue, and so does
+ * everything after it until that queue is empty, so the order is kept. Without the fields this
+ * relies on (another node-pty version) every write goes through node-pty.
+ */
+function directWrite(terminal: pty.IPty): (data: Buffer | string) => void {
+  const fd = (terminal as unknown as { fd?: unknown }).fd;
+  const queue = (terminal as unknown as { _writeStream?: { _writeQueue?: unknown } })._writeStream?._writeQueue;
+  if (typeof fd !== "number" || !Array.isArray(queue)) return (data) => terminal.write(data);
+  return (data) => {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let written = 0;
+    if (queue.length === 0) {
+      try {
+        written = writeSync(fd, bytes);
+      } catch {
+        // EAGAIN, or an agent gone (EIO): node-pty's queue waits for room, or reports as before.
+      }
+    }
+    if (written < bytes.length) terminal.write(bytes.subarray(written));
   };
 }
 

@@ -3,6 +3,7 @@
  * (even input typed before the agent is up) reaches the agent, resizes and the six forwarded
  * signals reach it, and its exit code is sessionpin's.
  */
+import { createHash } from "node:crypto";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -170,6 +171,39 @@ describe("input", () => {
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
   });
+
+  it("passes a 2 MB paste of every byte value through whole and in order while the agent reads in fits", async () => {
+    const sb = cleanup.sandbox();
+    const size = 2 * 1024 * 1024;
+    const paste = Buffer.alloc(size);
+    for (let i = 0, x = 11; i < size; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      paste[i] = x >>> 16;
+    }
+    // Raw mode; it stops reading for 20 ms after every 64 KiB, so the PTY keeps filling up and
+    // emptying while more of the paste arrives.
+    const agent = [
+      "const hash = require('node:crypto').createHash('sha256');",
+      "let got = 0;",
+      "process.stdin.setRawMode(true);",
+      "process.stdin.on('data', (d) => {",
+      "  hash.update(d);",
+      "  if (Math.floor((got + d.length) / 65536) > Math.floor(got / 65536)) { process.stdin.pause(); setTimeout(() => process.stdin.resume(), 20); }",
+      "  got += d.length;",
+      `  if (got >= ${size}) { process.stdout.write('got ' + got + ' ' + hash.digest('hex') + '\\n'); process.exit(0); }`,
+      "});",
+      "process.stdout.write('ready\\n');",
+    ].join("\n");
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--", process.execPath, "-e", agent]));
+    await driver.waitFor(/ready/, WAIT_MS);
+    for (let at = 0; at < size; at += 16384) {
+      driver.write(paste.subarray(at, at + 16384));
+      await sleep(2);
+    }
+    await driver.waitFor(/got \d+ [0-9a-f]{64}/, 60_000);
+    expect(driver.output.toString("latin1")).toContain(`got ${size} ${createHash("sha256").update(paste).digest("hex")}`);
+    expect((await exitOf(driver)).exitCode).toBe(0);
+  }, 90_000);
 
   // A prompt typed before the agent draws anything lands in a terminal still in line mode, and
   // the kernel's echo of it would reach agentapi's screen.
