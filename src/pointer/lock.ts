@@ -6,7 +6,7 @@ import { basename, dirname, join } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { SessionpinError } from "../errors.js";
 import type { LockInfo } from "./schema.js";
-import { removeStaleLock } from "./takeover.js";
+import { ABANDONED_AFTER_MS, removeStaleLock } from "./takeover.js";
 
 export type { LockInfo };
 
@@ -28,8 +28,10 @@ export type LockResult =
   | { kind: "acquired"; lock: PointerLock; tookOverFrom?: LockInfo | UnreadableLock }
   | { kind: "held"; holder: LockInfo };
 
-const ATTEMPTS = 10;
 const BUSY_WAIT_MS = 20;
+// A claim is cleared once it is abandoned; giving up before then ran the agent unpinned after a
+// run killed mid-takeover, so every start within seconds of that kill lost its session.
+const GIVE_UP_AFTER_MS = ABANDONED_AFTER_MS + 2_000;
 
 /** One live writer per pointer: a `<pointer>.lock` file naming the holder's pid and host. */
 export async function acquireLock(
@@ -45,7 +47,7 @@ export async function acquireLock(
   const text = `${JSON.stringify(info)}\n`;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   let tookOverFrom: LockInfo | UnreadableLock | undefined;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  for (const giveUpAt = Date.now() + GIVE_UP_AFTER_MS; Date.now() < giveUpAt;) {
     if (await createWithContent(path, text)) {
       const lock = makeLock(path, info, text);
       return tookOverFrom ? { kind: "acquired", lock, tookOverFrom } : { kind: "acquired", lock };

@@ -1,7 +1,10 @@
 import { link, readFile, stat, unlink } from "node:fs/promises";
 
-/** A claim older than this belongs to a process killed mid-takeover, which takes milliseconds. */
-const ABANDONED_AFTER_MS = 10_000;
+/**
+ * A claim older than this belongs to a process killed mid-takeover, which takes milliseconds. A
+ * run that finds a fresh claim waits this long at most before it starts its agent.
+ */
+export const ABANDONED_AFTER_MS = 3_000;
 
 export type TakeoverOutcome =
   /** The stale lock is gone; the caller may now create its own. */

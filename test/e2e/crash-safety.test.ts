@@ -50,6 +50,8 @@ async function worker(sb: Sandbox, kills: number, random: () => number): Promise
     }
     const log = readLog(sb).slice(logBefore);
     stopOrphan(log);
+    // Whatever the kill before left behind (a stale lock, a takeover claim), this run pinned.
+    expect(log, `kill ${i}`).not.toMatch(/running unpinned/);
 
     const ids = [...log.matchAll(/\b(F-\d+)\b[^\n]* → /g)].map((m) => number(m[1]));
     if (ids.length > 0) duringWrites++;

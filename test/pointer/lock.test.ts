@@ -10,6 +10,7 @@ import {
   type LockResult,
   type PointerLock,
 } from "../../src/pointer/lock.js";
+import { ABANDONED_AFTER_MS } from "../../src/pointer/takeover.js";
 import { useTempDir } from "./tempdir.js";
 
 const tmp = useTempDir();
@@ -118,11 +119,15 @@ describe("acquireLock", () => {
       await link(`${pointer}.lock`, `${pointer}.lock.takeover`);
     }
 
-    it("waits, then gives up with pointer-locked while the claim is fresh", async () => {
+    it("waits while the claim is fresh, then clears it and takes over (a run killed mid-takeover)", async () => {
       const pointer = join(tmp.path, "p.json");
       await staleWithClaim(pointer);
-      await expect(acquireLock(pointer)).rejects.toMatchObject({ code: "pointer-locked" });
-      expect((await readdir(tmp.path)).sort()).toEqual(["p.json.lock", "p.json.lock.takeover"]);
+      const claimed = (await stat(`${pointer}.lock.takeover`)).ctimeMs;
+      const result = await acquireLock(pointer);
+      // Not before the claim could be called abandoned: a live rival's claim is never cleared.
+      expect(Date.now() - claimed).toBeGreaterThanOrEqual(ABANDONED_AFTER_MS);
+      expect(tookOverFrom(result)).toMatchObject({ startedAt: OLD });
+      expect(await readdir(tmp.path)).toEqual(["p.json.lock"]);
     });
 
     it("clears a claim abandoned by a killed process", async () => {
