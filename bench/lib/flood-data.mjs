@@ -4,22 +4,11 @@
  * run, so the driver knows the expected length and hash without reading the child's copy.
  */
 import { createHash } from "node:crypto";
+import { seeded } from "../../test/helpers/seeded.mjs";
 
 export const BLOCK = 64 * 1024;
 export const FLOOD_ID = "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d";
 const VARIANTS = 16;
-
-/** Deterministic 32-bit PRNG (mulberry32), so children and driver agree without sharing state. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ("the agent reads README.md and then edits src/capture/lines.ts to split rows on cursor " +
   "moves before it runs npm test again; build passed in 1.2s with 0 errors, 3 warnings — naïve café " +
@@ -46,7 +35,7 @@ function line(r) {
 
 /** Block `i % VARIANTS`: whole lines, padded with spaces to exactly BLOCK bytes, ending in "\n". */
 function makeBlock(v) {
-  const r = rng(1000 + v);
+  const r = seeded(1000 + v);
   let text = v === 0
     ? `${JSON.stringify({ type: "system", subtype: "init", cwd: "/home/coder/project", session_id: FLOOD_ID, tools: ["Bash"], mcp_servers: [] })}\n`
     : "";

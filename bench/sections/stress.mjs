@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, watch, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AMP_ARGS, CHILDREN, benchEnv, buildModule, exited, median, nowMs, sleep, spawnVia, tempDir } from "../lib/host.mjs";
-import { rng } from "../lib/flood-data.mjs";
+import { seeded } from "../../test/helpers/seeded.mjs";
 
 
 /** Running, not a zombie: an orphan is reaped by whatever adopts it, which may take seconds. */
@@ -98,7 +98,7 @@ export async function stress({ kills, seed, reset, say }) {
   const dir = tempDir("stress");
   mkdirSync(join(dir, "ptr"), { recursive: true });
   const ctx = { dir, pointer: join(dir, "ptr", "amp.json"), log: join(dir, "amp.log"), printed: join(dir, "printed.txt") };
-  const random = rng(seed);
+  const random = seeded(seed);
 
   // Calibration: how long start-up takes, and how soon after the first line the writes happen.
   const output = [];

@@ -1,0 +1,1 @@
+export declare function seeded(seed: number): () => number;
