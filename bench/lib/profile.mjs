@@ -2,11 +2,24 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
-/** The functions of the one .cpuprofile in `dir`, by self time, highest first. */
+/**
+ * The functions of the .cpuprofile files in `dir` (one per thread: replay's worker threads write
+ * their own), self times added up, highest first. Idle time is left out: a thread waiting for
+ * others is not work.
+ */
 export function readProfile(dir) {
-  const name = readdirSync(dir).find((n) => n.endsWith(".cpuprofile"));
-  if (name === undefined) throw new Error(`no .cpuprofile in ${dir}`);
-  return selfTimes(JSON.parse(readFileSync(join(dir, name), "utf8")));
+  const names = readdirSync(dir).filter((n) => n.endsWith(".cpuprofile"));
+  if (names.length === 0) throw new Error(`no .cpuprofile in ${dir}`);
+  const merged = new Map();
+  for (const name of names) {
+    for (const row of selfTimes(JSON.parse(readFileSync(join(dir, name), "utf8")))) {
+      if (row.function === "(idle)") continue;
+      const key = `${row.function}\u0000${row.where}`;
+      merged.set(key, { ...row, selfMs: (merged.get(key)?.selfMs ?? 0) + row.selfMs });
+    }
+  }
+  const total = [...merged.values()].reduce((sum, row) => sum + row.selfMs, 0);
+  return [...merged.values()].map((row) => ({ ...row, selfPct: (100 * row.selfMs) / total })).sort((a, b) => b.selfMs - a.selfMs);
 }
 
 /** Self time per function (name + script + line), from a .cpuprofile's samples. */

@@ -26,28 +26,69 @@ interface Field {
   readonly stringValue: RegExp;
 }
 
-export function relevance(plugin: AgentPlugin): Relevance {
+/** No pin could change by judging the line. */
+export const IRRELEVANT = 0;
+/** The line must be judged whatever is pinned. */
+export const JUDGE = 1;
+/**
+ * What a line's bytes say before the pin is asked: IRRELEVANT, JUDGE, or the one ID value (as
+ * bytes) the line names, which matters only against the pin. Free of state, so a worker thread can
+ * work it out for lines the main thread reaches later.
+ */
+export type Clue = typeof IRRELEVANT | typeof JUDGE | string;
+
+/** The two state-free questions a plugin's JSON rules ask of a line's bytes. */
+export interface LineClues {
+  clue(bytes: string): Clue;
+  /** Whether every condition of some confirming rule appears in the bytes (asked only of a value line). */
+  confirms(bytes: string): boolean;
+}
+
+/** The parts of a plugin relevance reads: plain data, so it can be sent to a worker thread. */
+export type RelevanceRules = Pick<AgentPlugin, "json"> & { readonly textRules: number };
+
+export const relevanceRules = (plugin: AgentPlugin): RelevanceRules => ({ json: plugin.json, textRules: plugin.text.length });
+
+export function lineClues({ json, textRules }: RelevanceRules): LineClues {
   // Text rules read every line, and a row may hold the first half of a wrapped ID.
-  if (plugin.text.length > 0) return () => true;
-  const fields = [...new Set(plugin.json.map((rule) => rule.field.split(".").at(-1) ?? rule.field))].map(field);
+  if (textRules > 0) return { clue: () => JUDGE, confirms: () => true };
+  const fields = [...new Set(json.map((rule) => rule.field.split(".").at(-1) ?? rule.field))].map(field);
   // For each rule that confirms: per `when` path, the allowed values as they appear in the bytes.
-  const confirming = plugin.json
+  const confirming = json
     .filter((rule) => rule.state === "confirmed")
     .map((rule) => Object.values(rule.when ?? {}).map((allowed) => allowed.map((value) => asBytes(JSON.stringify(value)))));
-  let pinnedId = "";
-  let pinnedBytes = "";
-  return (bytes, pinned) => {
-    // Cleaning never adds a "{", and only a line that is an object is read by JSON rules.
-    if (!bytes.includes("{")) return false;
-    if (spelledOtherwise(bytes)) return true;
-    const values = idValues(bytes, fields);
-    if (values === undefined) return true;
-    if (values.length === 0) return false;
+  return {
+    clue(bytes) {
+      // Cleaning never adds a "{", and only a line that is an object is read by JSON rules.
+      if (!bytes.includes("{")) return IRRELEVANT;
+      if (spelledOtherwise(bytes)) return JUDGE;
+      return idValue(bytes, fields);
+    },
+    confirms: (bytes) => confirming.some((when) => when.every((allowed) => allowed.some((value) => bytes.includes(value)))),
+  };
+}
+
+/** The half of relevance that asks the pin: whether a line naming only `value` could change it. */
+export class PinCheck {
+  #id = "";
+  #bytes = "";
+
+  /** True or false, or undefined when only a confirming rule could change it (see `confirms`). */
+  matters(value: string, pinned: Pinned | undefined): boolean | undefined {
     if (pinned === undefined) return true;
-    if (pinned.id !== pinnedId) [pinnedId, pinnedBytes] = [pinned.id, asBytes(pinned.id)];
-    if (values.some((value) => value !== pinnedBytes)) return true;
-    // Only the pinned ID is here: it matters only if a rule could now confirm it.
-    return pinned.state === "provisional" && confirming.some((when) => when.every((allowed) => allowed.some((value) => bytes.includes(value))));
+    if (pinned.id !== this.#id) [this.#id, this.#bytes] = [pinned.id, asBytes(pinned.id)];
+    if (value !== this.#bytes) return true;
+    return pinned.state === "provisional" ? undefined : false;
+  }
+}
+
+export function relevance(plugin: AgentPlugin): Relevance {
+  const { clue, confirms } = lineClues(relevanceRules(plugin));
+  const check = new PinCheck();
+  return (bytes, pinned) => {
+    const found = clue(bytes);
+    if (typeof found !== "string") return found === JUDGE;
+    return check.matters(found, pinned) ?? confirms(bytes);
   };
 }
 
@@ -62,23 +103,26 @@ function field(name: string): Field {
 }
 
 /**
- * Every string value at any of the fields' names, at any depth; undefined when one has escapes
- * (only a parse can tell what it says). A name that is not followed by `:` and a string is a
- * value, part of a text, or a key whose value is no ID: no rule takes an ID from there.
+ * The one string value at any of the fields' names, at any depth: IRRELEVANT when there is none,
+ * JUDGE when there are different ones (one of them differs from any pin) or one has escapes (only
+ * a parse can tell what it says). A name that is not followed by `:` and a string is a value, part
+ * of a text, or a key whose value is no ID: no rule takes an ID from there.
  */
-function idValues(bytes: string, fields: readonly Field[]): string[] | undefined {
-  const values: string[] = [];
+function idValue(bytes: string, fields: readonly Field[]): Clue {
+  let found: string | undefined;
   for (const { key, plainValue, stringValue } of fields) {
     for (let at = bytes.indexOf(key); at !== -1; at = bytes.indexOf(key, at + key.length)) {
       plainValue.lastIndex = at;
       const plain = plainValue.exec(bytes);
       if (plain !== null) {
-        values.push(plain[1] ?? "");
+        const value = plain[1] ?? "";
+        if (found !== undefined && value !== found) return JUDGE;
+        found = value;
         continue;
       }
       stringValue.lastIndex = at;
-      if (stringValue.test(bytes)) return undefined;
+      if (stringValue.test(bytes)) return JUDGE;
     }
   }
-  return values;
+  return found ?? IRRELEVANT;
 }

@@ -97,6 +97,11 @@ export class LineSplitter {
 
   constructor(private readonly maxLineBytes = MAX_LINE_BYTES) {}
 
+  /** Lines completed so far: the number of the last one. */
+  get lines(): number {
+    return this.#n;
+  }
+
   push(chunk: Uint8Array | string): RawLine[] {
     this.#carry += typeof chunk === "string" ? asBytes(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
     return this.#split(false);

@@ -21,7 +21,9 @@ Runs recorded agent output through the same capture pipeline and plugins as \`ru
 per file: agent, ID, provisional/confirmed, the rule that took it, line, byte offset and time in
 the recording. Exit 0 when every file gave an ID, 1 when one gave none, 2 on error.
 
-${COMMON}`;
+${COMMON}
+  --jobs N         threads that read one large file at once (default: one per CPU, up to 8,
+                   each with 16 MB or more); used for one agent's JSON rules`;
 
 export const EXPLAIN_USAGE = `Usage: sessionpin explain [options] FILE…|-
 
@@ -35,6 +37,7 @@ const OPTIONS = {
   agent: { type: "string" },
   format: { type: "string" },
   width: { type: "string" },
+  jobs: { type: "string" },
   plugin: { type: "string", multiple: true },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -66,6 +69,8 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   }
   const width = values.width === undefined ? undefined : Number(values.width);
   if (width !== undefined && !(Number.isInteger(width) && width > 0)) throw new SessionpinError("usage", `sessionpin: --width ${values.width}: expected a whole number of columns`);
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs > 0 && jobs <= 256)) throw new SessionpinError("usage", `sessionpin: --jobs ${values.jobs}: expected a whole number from 1 to 256`);
   const user = await userPlugins(values.plugin, process.env, process.cwd());
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const extra = user.plugins.map((u) => u.plugin);
@@ -81,6 +86,7 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
         ...(agent ? { agent } : {}),
         plugins,
         ...(width !== undefined ? { width } : {}),
+        ...(jobs !== undefined ? { jobs } : {}),
         ...(explain ? { trace: (event) => void process.stdout.write(`${values.json ? JSON.stringify({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
       });
       found &&= result.id !== null;

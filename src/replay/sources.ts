@@ -1,9 +1,10 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { SessionpinError } from "../errors.js";
+import { RANGE_READ_BYTES } from "./ranges.js";
+import { timerTurns } from "./turns.js";
 
 export const FORMATS = ["cast", "raw", "jsonl", "agentapi-state"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -21,6 +22,11 @@ export interface Source {
   readonly width?: number;
   readonly command?: string;
   readonly chunks: AsyncIterable<Chunk>;
+  /**
+   * A regular file of terminal bytes or JSON lines, which can be read in parts at once instead of
+   * through `chunks`; `reached` sets what `bytesRead` reports.
+   */
+  readonly file?: { readonly path: string; readonly size: number; reached(offset: number): void };
   /** Input size when known (a file), and bytes read so far, for a progress bar. */
   readonly size?: number;
   bytesRead(): number;
@@ -149,58 +155,39 @@ function fileSize(path: string): number | undefined {
   }
 }
 
-// Each read becomes one latin1 string: above 128 KiB V8 puts strings in the large-object space,
-// freed only by a full collection, and peak memory grew with the input (1 MiB reads: 146 MB).
-const FILE_READ_BYTES = 64 * 1024;
-// Synchronous reads never give timers (the progress line) a turn unless one is made.
-const YIELD_EVERY_MS = 100;
-
 /**
  * A regular file of terminal bytes or JSON lines, read synchronously: through streams a quarter of
  * replay's time was spent waiting between reads of a file already in the page cache. Other formats
  * (and files that cannot be opened, for the stream's error message) are left to the stream path.
  */
 function fileBytes(path: string, size: number, format: Format | "auto"): Source | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return undefined;
-  }
   // One buffer for every read: a new one each time held peak memory 5-7 MB higher.
-  const buffer = Buffer.allocUnsafe(FILE_READ_BYTES);
-  const readNext = (): Buffer | undefined => {
-    const n = readSync(fd, buffer, 0, buffer.length, null);
-    return n === 0 ? undefined : buffer.subarray(0, n);
-  };
-  let first: Buffer | undefined;
+  const buffer = Buffer.allocUnsafe(RANGE_READ_BYTES);
+  let detected: Format;
   try {
-    first = readNext();
+    const fd = openSync(path, "r");
+    try {
+      detected = format === "auto" ? detect(buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0))) : format;
+    } finally {
+      closeSync(fd);
+    }
   } catch {
-    closeSync(fd);
     return undefined;
   }
-  const detected = format === "auto" ? detect(first ?? Buffer.alloc(0)) : format;
-  if (detected !== "raw" && detected !== "jsonl") {
-    closeSync(fd);
-    return undefined;
-  }
+  if (detected !== "raw" && detected !== "jsonl") return undefined;
   let read = 0;
   async function* chunks(): AsyncIterable<Chunk> {
+    const fd = openSync(path, "r");
     try {
-      let turn = performance.now();
-      for (let data = first; data !== undefined; data = readNext()) {
-        read += data.length;
-        yield { data };
-        if (performance.now() - turn > YIELD_EVERY_MS) {
-          // A timer, not setImmediate: an immediate can run before the timers that are due.
-          await sleep(0);
-          turn = performance.now();
-        }
+      const turn = timerTurns();
+      for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null)) {
+        read += n;
+        yield { data: buffer.subarray(0, n) };
+        await turn();
       }
     } finally {
       closeSync(fd);
     }
   }
-  return { format: detected, size, bytesRead: () => read, chunks: chunks() };
+  return { format: detected, size, bytesRead: () => read, chunks: chunks(), file: { path, size, reached: (offset) => void (read = offset) } };
 }

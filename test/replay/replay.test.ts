@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { seeded } from "../helpers/random.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
+import { transcript } from "../helpers/transcript.js";
 
 const FIXTURES = join(ROOT, "fixtures");
 const exec = promisify(execFile);
@@ -69,6 +71,22 @@ describe("replay", () => {
     expect((await cli(["replay", join(FIXTURES, "amp/tui-only/input.txt")])).code).toBe(1);
     expect((await cli(["replay", join(temp(), "missing.cast")])).code).toBe(2);
     expect((await cli(["replay", "--format", "mp4", "x"])).code).toBe(2);
+    expect((await cli(["replay", "--jobs", "0", "x"])).code).toBe(2);
+  });
+
+  it("reads a file with worker threads (--jobs) and reports what one thread reads", async () => {
+    const random = seeded(5);
+    const files = [0, 1, 2].map((i) => {
+      const path = join(temp(), `big${i}.raw`);
+      writeFileSync(path, transcript(random, 3_000_000, "T-"));
+      return path;
+    });
+    const one = await cli(["replay", "--json", "--agent", "amp", "--jobs", "1", ...files]);
+    const many = await cli(["replay", "--json", "--agent", "amp", "--jobs", "3", ...files]);
+    expect(one.json).toHaveLength(3);
+    for (const result of one.json) expect(result).toMatchObject({ agent: "amp", id: expect.stringMatching(/^T-/) });
+    expect(many.json).toEqual(one.json);
+    expect(many.code).toBe(one.code);
   });
 });
 

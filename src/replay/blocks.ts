@@ -1,0 +1,138 @@
+import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../agents/relevance.js";
+import type { Pinned } from "../agents/tracker.js";
+import { LineSplitter, type RawLine } from "../capture/lines.js";
+
+/**
+ * A run of whole lines of one stretch of a file, as a worker thread found them. The main thread
+ * reaches it later, knowing the pin by then: it skips a block that cannot matter and runs the
+ * rest through the usual capture, so the result is the same as reading the file in one go.
+ */
+export interface Block {
+  /** Byte offset in the file of the block's first line; it ends where the next block starts. */
+  readonly start: number;
+  /** Lines of the stretch before this block. */
+  readonly before: number;
+  /** Absent: the lines must be read. Present: none of them could change a pin that says so. */
+  readonly skip?: {
+    /** The one ID value (as bytes) its lines name; absent when they name none. */
+    readonly value?: string;
+    /** Some line may confirm that value (a provisional pin of it must read the block). */
+    readonly mayConfirm: boolean;
+  };
+}
+
+/** Whether a block can be passed over with `pinned` held: judging each of its lines would change nothing. */
+export function canSkip(block: Block, pinned: Pinned | undefined, check: PinCheck): boolean {
+  if (block.skip === undefined) return false;
+  if (block.skip.value === undefined) return true;
+  const matters = check.matters(block.skip.value, pinned);
+  return matters === false || (matters === undefined && !block.skip.mayConfirm);
+}
+
+/** What a line is to the guessed pin: may change it, changes nothing, names it, names it and may confirm it. */
+const LOUD = 0;
+const QUIET = 1;
+const QUIET_VALUE = 2;
+const QUIET_MAY_CONFIRM = 3;
+type Quiet = typeof LOUD | typeof QUIET | typeof QUIET_VALUE | typeof QUIET_MAY_CONFIRM;
+
+// A block to skip smaller than this is read instead: each block costs a message and a look.
+const SMALLEST_SKIP_BYTES = 32 * 1024;
+
+/**
+ * Splits one stretch of a file (starting at a line start) into blocks, from its bytes alone. It
+ * guesses the pin by assuming each new ID value is taken, and starts a block to skip after every
+ * line that could change that guess; a wrong guess only means a block the main thread reads.
+ */
+export class BlockScanner {
+  readonly #clues: LineClues;
+  readonly #splitter: LineSplitter;
+  readonly #blocks: Block[] = [];
+  /** The skip block being grown, or undefined while lines must be read. */
+  #open: { start: number; before: number; value?: string | undefined; mayConfirm: boolean } | undefined;
+  #guess: string | undefined;
+  #guessConfirmed = false;
+  #end: number;
+
+  constructor(rules: RelevanceRules, private readonly start: number) {
+    this.#clues = lineClues(rules);
+    this.#splitter = new LineSplitter();
+    this.#end = start;
+  }
+
+  push(chunk: Buffer): void {
+    for (const line of this.#splitter.push(chunk)) this.#line(line);
+    this.#end += chunk.length;
+  }
+
+  /** The stretch is over: every block is final. */
+  end(): void {
+    for (const line of this.#splitter.end()) this.#line(line);
+    this.#close(this.#end);
+  }
+
+  /** Lines of the stretch so far, and the offset it has been read to. */
+  get lines(): number {
+    return this.#splitter.lines;
+  }
+
+  get scannedTo(): number {
+    return this.#end;
+  }
+
+  /** The blocks completed since the last call, in order. */
+  take(): Block[] {
+    return this.#blocks.splice(0, this.#blocks.length);
+  }
+
+  #line(line: RawLine): void {
+    const start = this.start + line.offset;
+    const quiet = this.#quiet(line);
+    if (quiet !== LOUD) {
+      const open = (this.#open ??= { start, before: line.n - 1, mayConfirm: false });
+      if (quiet !== QUIET) {
+        open.value = this.#guess;
+        open.mayConfirm ||= quiet === QUIET_MAY_CONFIRM;
+      }
+      return;
+    }
+    this.#close(start);
+    const last = this.#blocks.at(-1);
+    if (last === undefined || last.skip !== undefined) this.#blocks.push({ start, before: line.n - 1 });
+  }
+
+  /** Whether the line leaves the guessed pin as it is, and what it says about the guess if it does. */
+  #quiet(line: RawLine): Quiet {
+    if (line.cut) return LOUD;
+    const clue = this.#clues.clue(line.bytes);
+    if (clue === IRRELEVANT) return QUIET;
+    if (clue === JUDGE) {
+      this.#guess = undefined;
+      return LOUD;
+    }
+    if (clue !== this.#guess) {
+      this.#guess = clue;
+      this.#guessConfirmed = this.#clues.confirms(line.bytes);
+      return LOUD;
+    }
+    // Once the guess is confirmed, whether a line confirms is not worked out: it may.
+    if (this.#guessConfirmed) return QUIET_MAY_CONFIRM;
+    if (!this.#clues.confirms(line.bytes)) return QUIET_VALUE;
+    this.#guessConfirmed = true;
+    return LOUD;
+  }
+
+  /** Ends the open skip block at `end`; one too small to be worth a look joins the lines to read. */
+  #close(end: number): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    this.#open = undefined;
+    const last = this.#blocks.at(-1);
+    if (end - open.start < SMALLEST_SKIP_BYTES) {
+      if (last === undefined || last.skip !== undefined) this.#blocks.push({ start: open.start, before: open.before });
+      return;
+    }
+    const { value, mayConfirm } = open;
+    this.#blocks.push({ start: open.start, before: open.before, skip: { ...(value === undefined ? {} : { value }), mayConfirm } });
+  }
+}

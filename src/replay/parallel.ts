@@ -1,0 +1,146 @@
+import { closeSync, openSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import type { Extractor } from "../agents/extract.js";
+import { PinCheck, relevanceRules } from "../agents/relevance.js";
+import type { Line } from "../capture/line.js";
+import { Capture } from "../capture/pipeline.js";
+import { canSkip, type Block } from "./blocks.js";
+import { RANGE_READ_BYTES, readRange, stretchStarts } from "./ranges.js";
+import { timerTurns } from "./turns.js";
+import type { ScanJob, ScanMessage } from "./stretch.js";
+
+const SLICE_BYTES = 4 * 1024 * 1024;
+// A worker's strings live for one line: a small young generation does as well as the default 16 MB
+// (1 GB, 2 workers: same time) and keeps replay's peak memory under 100 MB (2 MB: 92 MB; 16 MB: 122 MB).
+const YOUNG_GENERATION_MB = 2;
+
+/**
+ * The main thread's part of a parallel read: ranges of the file through the usual capture (lines
+ * numbered and placed as in the whole file), and blocks from the workers, skipped when the pin
+ * held by then says none of their lines could change it.
+ */
+export class RangeReader {
+  readonly #check = new PinCheck();
+  readonly #buffer = Buffer.allocUnsafe(RANGE_READ_BYTES);
+  readonly #turn = timerTurns();
+
+  constructor(
+    private readonly fd: number,
+    private readonly extractor: Extractor,
+    private readonly onLine: (line: Line) => void,
+  ) {}
+
+  /** Reads [start, end) (`end` undefined: to the end of the file), whose first line is number `before` + 1. */
+  async #read(start: number, end: number | undefined, before: number): Promise<void> {
+    const capture = new Capture({ wanted: (bytes) => this.extractor.mayChange(bytes) });
+    const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
+    for (let at = start; end === undefined || at < end;) {
+      const sliceEnd = end === undefined ? at + SLICE_BYTES : Math.min(end, at + SLICE_BYTES);
+      const reached = readRange(this.fd, at, sliceEnd, this.#buffer, (chunk) => capture.push(chunk, feed));
+      if (reached < sliceEnd) break;
+      at = reached;
+      await this.#turn();
+    }
+    capture.end(feed);
+  }
+
+  /** A block of a stretch whose first line is number `base` + 1, ending at `end`. */
+  async block(block: Block, end: number, base: number): Promise<void> {
+    if (!canSkip(block, this.extractor.tracker.current, this.#check)) await this.#read(block.start, end, base + block.before);
+  }
+}
+
+/**
+ * Feeds `onLine` what the sequential capture with the extractor's relevance filter would: the
+ * same lines, numbers and offsets, so the same pins. The file is cut into `stretches` at line
+ * feeds, worker threads scan them into blocks at once, and this thread takes the blocks in order,
+ * skipping or reading each. It does little else, so a worker per CPU keeps them all busy (reading
+ * the first stretch here instead was as fast, and this thread's memory grew 15 MB).
+ * `progress` gets the offset reached.
+ */
+export async function readInParallel(
+  file: { readonly path: string; readonly size: number },
+  extractor: Extractor,
+  stretches: number,
+  onLine: (line: Line) => void,
+  progress: (offset: number) => void,
+): Promise<void> {
+  const fd = openSync(file.path, "r");
+  const scans: WorkerScan[] = [];
+  try {
+    const starts = stretchStarts(fd, file.size, stretches);
+    const rules = relevanceRules(extractor.plugin);
+    for (const [i, start] of starts.entries()) scans.push(new WorkerScan({ path: file.path, start, end: starts[i + 1], rules }));
+    await readBlocks(new RangeReader(fd, extractor, onLine), scans, progress);
+  } finally {
+    for (const scan of scans) scan.stop();
+    closeSync(fd);
+  }
+}
+
+/** The messages of one stretch's scan, in order. */
+export interface StretchScan {
+  next(): Promise<ScanMessage>;
+}
+
+/** Takes the stretches' blocks in order, skipping or reading each. */
+export async function readBlocks(reader: RangeReader, scans: readonly StretchScan[], progress: (offset: number) => void): Promise<void> {
+  let lines = 0;
+  for (const scan of scans) {
+    let pending: Block | undefined;
+    for (let message = await scan.next(); ; message = await scan.next()) {
+      for (const block of message.blocks) {
+        if (pending !== undefined) await reader.block(pending, block.start, lines);
+        progress(block.start);
+        pending = block;
+      }
+      if (message.kind === "done") {
+        if (pending !== undefined) await reader.block(pending, message.end, lines);
+        progress(message.end);
+        lines += message.lines;
+        break;
+      }
+    }
+  }
+}
+
+/** One worker thread scanning one stretch; its messages in order, its failure as a rejection. */
+class WorkerScan implements StretchScan {
+  readonly #worker: Worker;
+  readonly #queue: ScanMessage[] = [];
+  #failure: Error | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(job: ScanJob) {
+    this.#worker = new Worker(new URL("./scan-worker.js", import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const wake = (): void => {
+      this.#wake?.();
+      this.#wake = undefined;
+    };
+    this.#worker.on("message", (message: ScanMessage) => {
+      this.#queue.push(message);
+      wake();
+    });
+    this.#worker.on("error", (error) => {
+      this.#failure = error;
+      wake();
+    });
+    this.#worker.on("exit", (code) => {
+      this.#failure ??= new Error(`a replay worker stopped (exit code ${code}) before it was done`);
+      wake();
+    });
+  }
+
+  async next(): Promise<ScanMessage> {
+    for (;;) {
+      const message = this.#queue.shift();
+      if (message !== undefined) return message;
+      if (this.#failure !== undefined) throw this.#failure;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  stop(): void {
+    void this.#worker.terminate();
+  }
+}

@@ -1,0 +1,109 @@
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Extractor } from "../../src/agents/extract.js";
+import { agents } from "../../src/agents/registry.js";
+import { relevanceRules } from "../../src/agents/relevance.js";
+import type { AgentPlugin } from "../../src/agents/types.js";
+import type { Line } from "../../src/capture/line.js";
+import { Capture } from "../../src/capture/pipeline.js";
+import { readBlocks, RangeReader, type StretchScan } from "../../src/replay/parallel.js";
+import { stretchStarts } from "../../src/replay/ranges.js";
+import { scanStretch, type ScanMessage } from "../../src/replay/stretch.js";
+import { seeded } from "../helpers/random.js";
+import { transcript } from "../helpers/transcript.js";
+
+/**
+ * Reading a file in stretches (blocks found from bytes alone, skipped or read in order by the
+ * pin held by then) must deliver exactly the lines the one-pass capture delivers: same numbers,
+ * offsets and text, so the same pins. The worker threads themselves run in the CLI tests.
+ */
+const dir = mkdtempSync(join(tmpdir(), "sessionpin-parallel-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Outcome {
+  readonly lines: string[];
+  readonly pins: string[];
+}
+
+function recorder(extractor: Extractor): Outcome & { onLine: (line: Line) => void } {
+  const lines: string[] = [];
+  const pins: string[] = [];
+  return {
+    lines,
+    pins,
+    onLine(line) {
+      lines.push(`${line.n} ${line.offset} ${line.text.slice(0, 80)}`);
+      for (const event of extractor.line(line).events) pins.push(`${line.n} ${event.kind} ${event.pinned.id} ${event.pinned.state}`);
+    },
+  };
+}
+
+function oneRead(plugin: AgentPlugin, bytes: Buffer): Outcome {
+  const extractor = new Extractor(plugin);
+  const seen = recorder(extractor);
+  const capture = new Capture({ wanted: (line) => extractor.mayChange(line) });
+  capture.push(bytes, seen.onLine);
+  capture.end(seen.onLine);
+  return seen;
+}
+
+async function inStretches(plugin: AgentPlugin, path: string, size: number, count: number): Promise<Outcome & { skipped: number }> {
+  const extractor = new Extractor(plugin);
+  const seen = recorder(extractor);
+  const fd = openSync(path, "r");
+  try {
+    const starts = stretchStarts(fd, size, count);
+    let skipped = 0;
+    const scans: StretchScan[] = starts.map((start, i) => {
+      const messages: ScanMessage[] = [];
+      scanStretch({ path, start, end: starts[i + 1], rules: relevanceRules(plugin) }, (message) => messages.push(message));
+      skipped += messages.flatMap((m) => m.blocks).filter((block) => block.skip !== undefined).length;
+      return { next: async () => messages.shift() ?? Promise.reject(new Error("no more messages")) };
+    });
+    await readBlocks(new RangeReader(fd, extractor, seen.onLine), scans, () => undefined);
+    return { ...seen, skipped };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("reading a file in stretches", () => {
+  it("delivers the lines and pins of one read, wherever the file is cut", async () => {
+    const random = seeded(23);
+    let skipped = 0;
+    for (let round = 0; round < 8; round++) {
+      for (const plugin of [agents.amp, agents.cursor, agents.omp]) {
+        const bytes = transcript(random, 600_000 + Math.floor(random() * 1_500_000), plugin === agents.amp ? "T-" : "");
+        const path = join(dir, `t${round}-${plugin.name}.raw`);
+        writeFileSync(path, bytes);
+        const whole = oneRead(plugin, bytes);
+        expect(whole.pins.length, `${plugin.name}, round ${round}`).toBeGreaterThan(0);
+        for (const count of [1, 2, 3 + Math.floor(random() * 6)]) {
+          const parts = await inStretches(plugin, path, bytes.length, count);
+          expect(parts.pins, `${plugin.name}, round ${round}, ${count} stretches`).toEqual(whole.pins);
+          expect(parts.lines, `${plugin.name}, round ${round}, ${count} stretches`).toEqual(whole.lines);
+          skipped += parts.skipped;
+        }
+      }
+    }
+    // Not a test that passes by reading everything: most of the file was passed over in blocks.
+    expect(skipped).toBeGreaterThan(100);
+  });
+
+  it("cuts only just after a line feed, and not where there is none", () => {
+    const path = join(dir, "cuts.raw");
+    const bytes = Buffer.from(`${"a".repeat(300)}\n${"b".repeat(50)}\r${"c".repeat(500)}\n${"d".repeat(100)}`);
+    writeFileSync(path, bytes);
+    const fd = openSync(path, "r");
+    try {
+      const starts = stretchStarts(fd, bytes.length, 4);
+      expect(starts).toEqual([0, 301, 853]);
+      for (const start of starts.slice(1)) expect(bytes[start - 1]).toBe(0x0a);
+      expect(stretchStarts(fd, bytes.length, 1)).toEqual([0]);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
