@@ -9,6 +9,7 @@ import { RANGE_READ_BYTES, readRange, stretchStarts } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 import type { ScanJob, ScanMessage } from "./stretch.js";
 
+// A block to read can be most of a file (every line judged): it is read in slices, so timers get turns.
 const SLICE_BYTES = 4 * 1024 * 1024;
 // A worker's strings live for one line: a small young generation does as well as the default 16 MB
 // (1 GB, 2 workers: same time) and keeps replay's peak memory under 100 MB (2 MB: 92 MB; 16 MB: 122 MB).
@@ -30,12 +31,12 @@ export class RangeReader {
     private readonly onLine: (line: Line) => void,
   ) {}
 
-  /** Reads [start, end) (`end` undefined: to the end of the file), whose first line is number `before` + 1. */
-  async #read(start: number, end: number | undefined, before: number): Promise<void> {
+  /** Reads [start, end), whose first line is number `before` + 1. */
+  async #read(start: number, end: number, before: number): Promise<void> {
     const capture = new Capture({ wanted: (bytes) => this.extractor.mayChange(bytes) });
     const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
-    for (let at = start; end === undefined || at < end;) {
-      const sliceEnd = end === undefined ? at + SLICE_BYTES : Math.min(end, at + SLICE_BYTES);
+    for (let at = start; at < end;) {
+      const sliceEnd = Math.min(end, at + SLICE_BYTES);
       const reached = readRange(this.fd, at, sliceEnd, this.#buffer, (chunk) => capture.push(chunk, feed));
       if (reached < sliceEnd) break;
       at = reached;
