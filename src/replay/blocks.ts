@@ -71,11 +71,12 @@ export class BlockScanner {
     this.#close(this.#end);
   }
 
-  /** Lines of the stretch so far, and the offset it has been read to. */
+  /** Lines of the stretch so far. */
   get lines(): number {
     return this.#splitter.lines;
   }
 
+  /** The offset in the file the stretch has been read to. */
   get scannedTo(): number {
     return this.#end;
   }
@@ -97,8 +98,7 @@ export class BlockScanner {
       return;
     }
     this.#close(start);
-    const last = this.#blocks.at(-1);
-    if (last === undefined || last.skip !== undefined) this.#blocks.push({ start, before: line.n - 1 });
+    this.#mustRead(start, line.n - 1);
   }
 
   /** Whether the line leaves the guessed pin as it is, and what it says about the guess if it does. */
@@ -127,12 +127,17 @@ export class BlockScanner {
     const open = this.#open;
     if (open === undefined) return;
     this.#open = undefined;
-    const last = this.#blocks.at(-1);
     if (end - open.start < SMALLEST_SKIP_BYTES) {
-      if (last === undefined || last.skip !== undefined) this.#blocks.push({ start: open.start, before: open.before });
+      this.#mustRead(open.start, open.before);
       return;
     }
     const { value, mayConfirm } = open;
     this.#blocks.push({ start: open.start, before: open.before, skip: { ...(value === undefined ? {} : { value }), mayConfirm } });
+  }
+
+  /** Lines from `start` on must be read: a block to read starts there, unless one is open already. */
+  #mustRead(start: number, before: number): void {
+    const last = this.#blocks.at(-1);
+    if (last === undefined || last.skip !== undefined) this.#blocks.push({ start, before });
   }
 }

@@ -63,11 +63,11 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
     // Guessing the agent: once one plugin pinned an ID, the ones that found nothing are out.
     if (explainers.length > 1 && where.size > 0) explainers = explainers.filter((e) => where.has(e));
   };
-  const { file } = source;
+  const { file, size } = source;
   const only = explainers.length === 1 && !o.trace && explainers[0]?.extractor.plugin.text.length === 0 ? explainers[0] : undefined;
-  const stretches = file && (o.jobs ?? Math.min(availableParallelism(), MOST_AUTO_JOBS, Math.floor(file.size / LEAST_BYTES_PER_JOB)));
-  if (file && only && stretches !== undefined && stretches > 1) {
-    await readInParallel(file, only.extractor, stretches, feed, (offset) => file.reached(offset));
+  const stretches = o.jobs ?? Math.min(availableParallelism(), MOST_AUTO_JOBS, Math.floor((size ?? 0) / LEAST_BYTES_PER_JOB));
+  if (file && size !== undefined && only && stretches > 1) {
+    await readInParallel({ path: file.path, size }, only.extractor, stretches, feed, file.reached);
   } else {
     // Explaining shows every line; otherwise only lines that could change a plugin's pin are read.
     const capture = new Capture(o.trace ? {} : { wanted: (bytes) => explainers.some((e) => e.extractor.mayChange(bytes)) });

@@ -24,9 +24,9 @@ export interface Source {
   readonly chunks: AsyncIterable<Chunk>;
   /**
    * A regular file of terminal bytes or JSON lines, which can be read in parts at once instead of
-   * through `chunks`; `reached` sets what `bytesRead` reports.
+   * through `chunks` (its size is `size`); `reached` sets what `bytesRead` reports.
    */
-  readonly file?: { readonly path: string; readonly size: number; reached(offset: number): void };
+  readonly file?: { readonly path: string; reached(offset: number): void };
   /** Input size when known (a file), and bytes read so far, for a progress bar. */
   readonly size?: number;
   bytesRead(): number;
@@ -189,5 +189,5 @@ function fileBytes(path: string, size: number, format: Format | "auto"): Source 
       closeSync(fd);
     }
   }
-  return { format: detected, size, bytesRead: () => read, chunks: chunks(), file: { path, size, reached: (offset) => void (read = offset) } };
+  return { format: detected, size, bytesRead: () => read, chunks: chunks(), file: { path, reached: (offset) => void (read = offset) } };
 }
