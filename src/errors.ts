@@ -47,3 +47,13 @@ export class SessionpinError extends Error {
     this.exitCode = exitFor[code];
   }
 }
+
+/** The errno code of a failed system call (ENOENT, EPERM…), if it has one. */
+export function errnoCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** What a thrown value says, whatever was thrown. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -6,6 +6,8 @@ import { dirname, join } from "node:path";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { resolveExecutable } from "../pty/which.js";
+import { errnoCode, messageOf } from "../errors.js";
+import { isAlive } from "../pointer/lock.js";
 import { readPointer } from "../pointer/store.js";
 import { refuseForeign, unusable } from "../resume/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
@@ -201,15 +203,6 @@ export function lockCheck(pointerPath: string): Check {
     : { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: true, pid, alive } };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return codeOf(error) === "EPERM";
-  }
-}
-
 /** The AGENTAPI_* variables this process sees. */
 export function agentapiEnvCheck(env: NodeJS.ProcessEnv): Check {
   const seen = Object.keys(env).filter((name) => name.startsWith("AGENTAPI_")).sort();
@@ -271,9 +264,5 @@ function shorten(text: string, max: number): string {
 }
 
 function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException | undefined)?.code ?? messageOf(error);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errnoCode(error) ?? messageOf(error);
 }

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { SessionpinError } from "../errors.js";
+import { messageOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 
 /** What happened to the pinned ID. */
@@ -187,9 +187,6 @@ function describe(error: unknown): string {
   return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 // Loaded on the first delivery only: undici is the largest part of sessionpin's start-up, and
 // most runs send no webhook.

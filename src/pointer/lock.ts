@@ -4,7 +4,7 @@ import { link, lstat, mkdir, readFile, unlink, writeFile } from "node:fs/promise
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout } from "node:timers/promises";
-import { SessionpinError } from "../errors.js";
+import { errnoCode, SessionpinError } from "../errors.js";
 import type { LockInfo } from "./schema.js";
 import { ABANDONED_AFTER_MS, removeStaleLock } from "./takeover.js";
 
@@ -112,7 +112,8 @@ async function parseLock(text: string): Promise<LockInfo | UnreadableLock> {
   return { unreadable: shown === "" ? "empty lock file" : `unparseable lock file: ${shown}` };
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this pid exists on this host (another user's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -148,6 +149,3 @@ function missingAsUndefined(err: unknown): undefined {
   throw err;
 }
 
-function errnoCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}

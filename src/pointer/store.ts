@@ -3,7 +3,7 @@ import { constants } from "node:fs";
 import { link, mkdir, open, readdir, rename, rm, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
-import { SessionpinError } from "../errors.js";
+import { errnoCode, messageOf, SessionpinError } from "../errors.js";
 import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
 
@@ -124,13 +124,6 @@ function compactUtc(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
 }
 
-function errnoCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Removes temp files a writer of this pointer left when it was killed mid-write. Only for the

@@ -1,4 +1,5 @@
 import { link, readFile, stat, unlink } from "node:fs/promises";
+import { errnoCode } from "../errors.js";
 
 /**
  * A claim older than this belongs to a process killed mid-takeover, which takes milliseconds. A
@@ -52,8 +53,4 @@ async function clearAbandonedClaim(claim: string): Promise<void> {
 function ignoreMissing(err: unknown): undefined {
   if (errnoCode(err) === "ENOENT") return undefined;
   throw err;
-}
-
-function errnoCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
 }
