@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { CHILDREN, ROOT, snapshotBuild } from "./lib/host.mjs";
+import { CHILDREN, ROOT, cliIn, snapshotBuild } from "./lib/host.mjs";
 import { printTable, rowsFor } from "./lib/report.mjs";
 import { durable } from "./sections/durable.mjs";
 import { latency } from "./sections/latency.mjs";
@@ -67,8 +67,8 @@ for (const s of chosen) if (!ALL.includes(s)) throw new Error(`--only: unknown s
 const out = o.out ?? join(ROOT, "bench/results.json");
 
 const dist = resolve(o.dist ?? join(ROOT, "dist"));
-if (!existsSync(join(dist, "cli/main.js"))) {
-  console.error(`bench: ${join(dist, "cli/main.js")} is missing: run \`npm run build\` first (npm run bench does)`);
+if (cliIn(dist) === undefined) {
+  console.error(`bench: ${join(dist, "bin/main.js")} is missing: run \`npm run build\` first (npm run bench does)`);
   process.exit(2);
 }
 // git may not keep the executable bit (a zip, a checkout with core.fileMode off).

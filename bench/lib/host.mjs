@@ -3,7 +3,7 @@
  * directly, as a host like agentapi would) or through `sessionpin run` (our PTY holds sessionpin,
  * sessionpin's PTY holds the child). Same size, env and reader code in both cases.
  */
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -11,8 +11,12 @@ import * as pty from "node-pty";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let build = join(ROOT, "dist");
-/** The built CLI the bench runs (a snapshot of dist/ once `snapshotBuild` ran). */
-export const cli = () => join(build, "cli/main.js");
+/**
+ * The built CLI the bench runs (a snapshot of dist/ once `snapshotBuild` ran). Builds before the
+ * bundle (`--dist` of an older commit) have it at cli/main.js.
+ */
+export const cliIn = (dist) => [join(dist, "bin/main.js"), join(dist, "cli/main.js")].find((path) => existsSync(path));
+export const cli = () => cliIn(build);
 /** A module of the build, for `import()`. */
 export const buildModule = (path) => pathToFileURL(join(build, path)).href;
 

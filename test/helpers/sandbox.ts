@@ -5,7 +5,7 @@ import { PtyDriver, type DriverOptions } from "../../src/demo/driver.js";
 
 export const ROOT = join(import.meta.dirname, "../..");
 /** The built CLI: `npm test` builds it first, so the tests run what users run. */
-export const CLI = join(ROOT, "dist/cli/main.js");
+export const CLI = join(ROOT, "dist/bin/main.js");
 export const FAKE_AGENTS = join(ROOT, "fixtures/agents");
 
 export interface FakeAmpEvent {
