@@ -13,8 +13,8 @@ export type Relevance = (bytes: string, pinned: Pinned | undefined) => boolean;
 
 // What cleaning removes (escape sequences, controls) could join the pieces of a field name, and
 // a JSON escape (`\u0069d`, `\/`) spells a name or value another way: such lines are judged in full.
-function spelledOtherwise(bytes: string): boolean {
-  return bytesNeedCleaning(bytes) || bytes.includes("\\u") || bytes.includes("\\/");
+function spelledOtherwise(bytes: string, mayHaveControls: boolean): boolean {
+  return (mayHaveControls && bytesNeedCleaning(bytes)) || bytes.includes("\\u") || bytes.includes("\\/");
 }
 
 interface Field {
@@ -39,7 +39,8 @@ export type Clue = typeof IRRELEVANT | typeof JUDGE | string;
 
 /** The two state-free questions a plugin's JSON rules ask of a line's bytes. */
 export interface LineClues {
-  clue(bytes: string): Clue;
+  /** `mayHaveControls` false: the caller found none of the bytes cleaning looks for (a `ControlScan`). */
+  clue(bytes: string, mayHaveControls?: boolean): Clue;
   /** Whether every condition of some confirming rule appears in the bytes (asked only of a value line). */
   confirms(bytes: string): boolean;
 }
@@ -58,10 +59,10 @@ export function lineClues({ json, textRules }: RelevanceRules): LineClues {
     .filter((rule) => rule.state === "confirmed")
     .map((rule) => Object.values(rule.when ?? {}).map((allowed) => allowed.map((value) => asBytes(JSON.stringify(value)))));
   return {
-    clue(bytes) {
+    clue(bytes, mayHaveControls = true) {
       // Cleaning never adds a "{", and only a line that is an object is read by JSON rules.
       if (!bytes.includes("{")) return IRRELEVANT;
-      if (spelledOtherwise(bytes)) return JUDGE;
+      if (spelledOtherwise(bytes, mayHaveControls)) return JUDGE;
       return idValue(bytes, fields);
     },
     confirms: (bytes) => confirming.some((when) => when.every((allowed) => allowed.some((value) => bytes.includes(value)))),

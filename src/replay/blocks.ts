@@ -1,5 +1,6 @@
 import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../agents/relevance.js";
 import type { Pinned } from "../agents/tracker.js";
+import { CONTROL_SCAN_BYTES, ControlScan } from "../capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../capture/lines.js";
 
 /**
@@ -53,6 +54,13 @@ export class BlockScanner {
   #guess: string | undefined;
   #guessConfirmed = false;
   #end: number;
+  readonly #controls = new ControlScan();
+  /** The control bytes of the piece being split: offsets in it, from `#controlBase`. */
+  #pieceControls: Int32Array = new Int32Array(0);
+  #controlBase = 0;
+  #nextControl = 0;
+  /** At or past the last control byte before the lines being looked at; -1 before any. */
+  #lastControl = -1;
 
   constructor(rules: RelevanceRules, private readonly start: number) {
     this.#clues = lineClues(rules);
@@ -60,9 +68,23 @@ export class BlockScanner {
     this.#end = start;
   }
 
+  /** Chunks read into this buffer are scanned for control bytes where they lie. */
+  get readBuffer(): Buffer {
+    return this.#controls.input;
+  }
+
   push(chunk: Buffer): void {
-    for (const line of this.#splitter.push(chunk)) this.#line(line);
-    this.#end += chunk.length;
+    for (let at = 0; at < chunk.length; at += CONTROL_SCAN_BYTES) {
+      const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
+      this.#pieceControls = this.#controls.scan(piece);
+      this.#controlBase = this.#end;
+      this.#nextControl = 0;
+      for (const line of this.#splitter.push(piece)) this.#line(line);
+      this.#end += piece.length;
+      // The line still open may have control bytes of this piece.
+      const last = this.#pieceControls.at(-1);
+      if (last !== undefined) this.#lastControl = this.#controlBase + last;
+    }
   }
 
   /** The stretch is over: every block is final. */
@@ -88,7 +110,7 @@ export class BlockScanner {
 
   #line(line: RawLine): void {
     const start = this.start + line.offset;
-    const quiet = this.#quiet(line);
+    const quiet = this.#quiet(line, this.#mayHaveControls(start, start + line.bytes.length));
     if (quiet !== LOUD) {
       const open = (this.#open ??= { start, before: line.n - 1, mayConfirm: false });
       if (quiet !== QUIET) {
@@ -102,9 +124,9 @@ export class BlockScanner {
   }
 
   /** Whether the line leaves the guessed pin as it is, and what it says about the guess if it does. */
-  #quiet(line: RawLine): Quiet {
+  #quiet(line: RawLine, mayHaveControls: boolean): Quiet {
     if (line.cut) return LOUD;
-    const clue = this.#clues.clue(line.bytes);
+    const clue = this.#clues.clue(line.bytes, mayHaveControls);
     if (clue === IRRELEVANT) return QUIET;
     if (clue === JUDGE) {
       this.#guess = undefined;
@@ -120,6 +142,21 @@ export class BlockScanner {
     if (!this.#clues.confirms(line.bytes)) return QUIET_VALUE;
     this.#guessConfirmed = true;
     return LOUD;
+  }
+
+  /**
+   * Whether a control byte may lie in [from, to): lines come in order, so the last control byte
+   * before `to` tells. False only when none does; a CR held back at a piece's end can make it true
+   * for nothing, which costs only the exact test.
+   */
+  #mayHaveControls(from: number, to: number): boolean {
+    const controls = this.#pieceControls;
+    for (; this.#nextControl < controls.length; this.#nextControl++) {
+      const at = this.#controlBase + (controls[this.#nextControl] ?? 0);
+      if (at >= to) break;
+      this.#lastControl = at;
+    }
+    return this.#lastControl >= from;
   }
 
   /** Ends the open skip block at `end`; one too small to be worth a look joins the lines to read. */

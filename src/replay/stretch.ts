@@ -1,7 +1,7 @@
 import { closeSync, openSync } from "node:fs";
 import type { RelevanceRules } from "../agents/relevance.js";
 import { BlockScanner, type Block } from "./blocks.js";
-import { RANGE_READ_BYTES, readRange } from "./ranges.js";
+import { readRange } from "./ranges.js";
 
 /** One stretch of a file to scan into blocks (`end` undefined: to the end of the file). */
 export interface ScanJob {
@@ -25,7 +25,7 @@ export function scanStretch(job: ScanJob, send: (message: ScanMessage) => void):
   const fd = openSync(job.path, "r");
   try {
     let sent = job.start;
-    readRange(fd, job.start, job.end, Buffer.allocUnsafe(RANGE_READ_BYTES), (chunk) => {
+    readRange(fd, job.start, job.end, scanner.readBuffer, (chunk) => {
       scanner.push(chunk);
       if (scanner.scannedTo - sent >= SEND_EVERY_BYTES) {
         sent = scanner.scannedTo;

@@ -40,3 +40,23 @@ export function transcript(random: () => number, bytes: number, prefix: string):
   }
   return Buffer.from(out.join(""));
 }
+
+/**
+ * Runs of one ID, each over 40 KB (blocks a worker lets the main thread skip), each ended by a
+ * line whose key a colour code splits and that names the next ID: a line only a scan for control
+ * bytes tells from one that cannot change the pin.
+ */
+export function splitKeyRuns(random: () => number, runs: number, prefix: string): Buffer {
+  let current = id(random, prefix);
+  const out = [`{"type":"system","subtype":"init","session_id":"${current}"}\r\n`];
+  for (let run = 0; run < runs; run++) {
+    for (let size = 0; size < 40_000;) {
+      const line = `{"type":"assistant","message":{"text":"${words(random, 5 + Math.floor(random() * 50))}"},"session_id":"${current}"}\r\n`;
+      out.push(line);
+      size += line.length;
+    }
+    current = id(random, prefix);
+    out.push(`{"type":"assistant","sess\x1b[1mion_id":"${current}"}\r\n`);
+  }
+  return Buffer.from(out.join(""));
+}

@@ -8,11 +8,12 @@ import { relevanceRules } from "../../src/agents/relevance.js";
 import type { AgentPlugin } from "../../src/agents/types.js";
 import type { Line } from "../../src/capture/line.js";
 import { Capture } from "../../src/capture/pipeline.js";
+import { BlockScanner, type Block } from "../../src/replay/blocks.js";
 import { readBlocks, RangeReader, type StretchScan } from "../../src/replay/parallel.js";
 import { stretchStarts } from "../../src/replay/ranges.js";
 import { scanStretch, type ScanMessage } from "../../src/replay/stretch.js";
 import { seeded } from "../helpers/random.js";
-import { transcript } from "../helpers/transcript.js";
+import { splitKeyRuns, transcript } from "../helpers/transcript.js";
 
 /**
  * Reading a file in stretches (blocks found from bytes alone, skipped or read in order by the
@@ -90,6 +91,35 @@ describe("reading a file in stretches", () => {
     }
     // Not a test that passes by reading everything: most of the file was passed over in blocks.
     expect(skipped).toBeGreaterThan(100);
+  });
+
+  it("finds the same blocks however the bytes arrive: byte runs, a whole 64 KiB read, more than one scan takes", () => {
+    const random = seeded(29);
+    let skipped = 0;
+    const blocks = (plugin: AgentPlugin, chunks: Buffer[]): { blocks: Block[]; lines: number } => {
+      const scanner = new BlockScanner(relevanceRules(plugin), 0);
+      for (const chunk of chunks) scanner.push(chunk);
+      scanner.end();
+      return { blocks: scanner.take(), lines: scanner.lines };
+    };
+    for (const [plugin, bytes] of [agents.amp, agents.cursor, agents.omp].flatMap((plugin) => {
+      const prefix = plugin === agents.amp ? "T-" : "";
+      return [[plugin, transcript(random, 1_000_000, prefix)], [plugin, splitKeyRuns(random, 20, prefix)]] as const;
+    })) {
+      const reads = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, k) => bytes.subarray(k * 65536, (k + 1) * 65536));
+      const expected = blocks(plugin, reads);
+      skipped += expected.blocks.filter((block) => block.skip !== undefined).length;
+      const chunks: Buffer[] = [];
+      for (let at = 0, size = 0; at < bytes.length; at += size) {
+        size = 1 + Math.floor(random() * (random() < 0.5 ? 16 : 8192));
+        chunks.push(bytes.subarray(at, at + size));
+      }
+      const got = blocks(plugin, chunks);
+      expect(got.lines, plugin.name).toBe(expected.lines);
+      for (let k = 0; k < Math.max(got.blocks.length, expected.blocks.length); k++) expect(got.blocks[k], `${plugin.name} block ${k}`).toEqual(expected.blocks[k]);
+      expect(blocks(plugin, [bytes]), plugin.name).toEqual(expected);
+    }
+    expect(skipped).toBeGreaterThan(20);
   });
 
   it("cuts only just after a line feed, and not where there is none", () => {

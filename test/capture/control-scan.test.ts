@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { CONTROL_SCAN_BYTES, ControlScan } from "../../src/capture/control-scan.js";
+import { seeded } from "../helpers/random.js";
+
+/**
+ * The WebAssembly scan must find exactly the bytes of bytesNeedCleaning's first class (but LF,
+ * which never lies inside a line): checked against that class as a regex, byte by byte.
+ */
+const CLASS = /[^\t\n\x20-\x7e\x80-\xc1\xc3-\xff]/g;
+const expected = (bytes: Uint8Array): number[] =>
+  [...Buffer.from(bytes).toString("latin1").matchAll(CLASS)].map((match) => match.index);
+
+// The class's edges, where an off-by-one in a comparison would show.
+const EDGES = [0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1b, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x9b, 0xc1, 0xc2, 0xc3, 0xff];
+
+function randomBytes(length: number, random: () => number): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) {
+    const r = random();
+    bytes[i] = r < 0.7 ? 0x20 + Math.floor(random() * 95) : r < 0.85 ? (EDGES[Math.floor(random() * EDGES.length)] ?? 0) : Math.floor(random() * 256);
+  }
+  return bytes;
+}
+
+describe("ControlScan", () => {
+  it("finds every byte of the class and nothing else, in chunks of any length, copied in or read in place", () => {
+    const random = seeded(7);
+    const scan = new ControlScan();
+    for (let trial = 0; trial < 300; trial++) {
+      const length = trial < 40 ? trial : Math.floor(random() * (CONTROL_SCAN_BYTES + 1));
+      const bytes = randomBytes(length, random);
+      expect([...scan.scan(bytes)]).toEqual(expected(bytes));
+      bytes.copy(scan.input);
+      expect([...scan.scan(scan.input.subarray(0, length))]).toEqual(expected(bytes));
+    }
+  });
+
+  it("each byte value on its own, at every position of a 16-byte lane", () => {
+    const scan = new ControlScan();
+    for (let value = 0; value < 256; value++) {
+      for (let at = 0; at < 40; at++) {
+        const bytes = Buffer.alloc(40, 0x41);
+        bytes[at] = value;
+        expect([...scan.scan(bytes)]).toEqual(expected(bytes));
+      }
+    }
+  });
+
+  it("never reports bytes past the chunk, whatever an earlier, longer chunk left there", () => {
+    const scan = new ControlScan();
+    expect(scan.scan(Buffer.alloc(CONTROL_SCAN_BYTES, 0x1b))).toHaveLength(CONTROL_SCAN_BYTES);
+    for (const length of [0, 1, 15, 16, 17, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
+  });
+
+  it("refuses a chunk longer than one scan takes", () => {
+    expect(() => new ControlScan().scan(Buffer.alloc(CONTROL_SCAN_BYTES + 1))).toThrow(RangeError);
+  });
+});
