@@ -1,13 +1,19 @@
 import { readSync } from "node:fs";
 
+const LF = 0x0a;
+
 // Each read becomes one latin1 string: above 128 KiB V8 puts strings in the large-object space,
 // freed only by a full collection, and peak memory grew with the input (1 MiB reads: 146 MB).
 export const RANGE_READ_BYTES = 64 * 1024;
 
 /**
- * Feeds the bytes of [start, end) of an open file to `onChunk`, 64 KiB at a time through one
+ * Feeds the bytes of [start, end) of an open file to `onChunk`, up to 64 KiB at a time through one
  * buffer (valid only during the call); `end` undefined reads to the end of the file, whatever it
  * has grown to. Returns the offset reached.
+ *
+ * A chunk ends just after its last line feed, and the bytes after it are read again with the next
+ * one: a line splitter then has no partial line to join to the next chunk, which copied every
+ * chunk once more (a tenth of a replay worker's time, with the garbage it made).
  */
 export function readRange(fd: number, start: number, end: number | undefined, buffer: Buffer, onChunk: (chunk: Buffer) => void): number {
   let at = start;
@@ -15,8 +21,10 @@ export function readRange(fd: number, start: number, end: number | undefined, bu
     const want = end === undefined ? buffer.length : Math.min(buffer.length, end - at);
     const n = readSync(fd, buffer, 0, want, at);
     if (n === 0) break;
-    at += n;
-    onChunk(buffer.subarray(0, n));
+    const lastLineFeed = n === want && at + n !== end ? buffer.lastIndexOf(LF, n - 1) : -1;
+    const length = lastLineFeed === -1 ? n : lastLineFeed + 1;
+    at += length;
+    onChunk(buffer.subarray(0, length));
   }
   return at;
 }
@@ -35,7 +43,7 @@ export function stretchStarts(fd: number, size: number, count: number): number[]
     for (let at = from; at < limit;) {
       const n = readSync(fd, buffer, 0, Math.min(buffer.length, limit - at), at);
       if (n === 0) break;
-      const lf = buffer.subarray(0, n).indexOf(0x0a);
+      const lf = buffer.subarray(0, n).indexOf(LF);
       if (lf !== -1) {
         if (at + lf + 1 < size) starts.push(at + lf + 1);
         break;

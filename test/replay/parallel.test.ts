@@ -10,7 +10,7 @@ import type { Line } from "../../src/capture/line.js";
 import { Capture } from "../../src/capture/pipeline.js";
 import { BlockScanner, type Block } from "../../src/replay/blocks.js";
 import { readBlocks, RangeReader, type StretchScan } from "../../src/replay/parallel.js";
-import { stretchStarts } from "../../src/replay/ranges.js";
+import { readRange, stretchStarts } from "../../src/replay/ranges.js";
 import { scanStretch, type ScanMessage } from "../../src/replay/stretch.js";
 import { seeded } from "../helpers/random.js";
 import { splitKeyRuns, transcript } from "../helpers/transcript.js";
@@ -120,6 +120,30 @@ describe("reading a file in stretches", () => {
       expect(blocks(plugin, [bytes]), plugin.name).toEqual(expected);
     }
     expect(skipped).toBeGreaterThan(20);
+  });
+
+  it("reads a range whole, each chunk ending after its last line feed unless the range ends or no line feed fits", () => {
+    const random = seeded(31);
+    const path = join(dir, "ranges.raw");
+    const bytes = Buffer.from(Array.from({ length: 400 }, () => `${"x".repeat(Math.floor(random() * (random() < 0.1 ? 300 : 60)))}${random() < 0.2 ? "\r" : "\n"}`).join(""));
+    writeFileSync(path, bytes);
+    const fd = openSync(path, "r");
+    try {
+      for (let trial = 0; trial < 50; trial++) {
+        const start = Math.floor(random() * bytes.length);
+        const end = random() < 0.3 ? undefined : start + Math.floor(random() * (bytes.length - start));
+        const buffer = Buffer.alloc(1 + Math.floor(random() * 200));
+        const chunks: Buffer[] = [];
+        const reached = readRange(fd, start, end, buffer, (chunk) => chunks.push(Buffer.from(chunk)));
+        expect(reached).toBe(end ?? bytes.length);
+        expect(Buffer.concat(chunks).equals(bytes.subarray(start, end))).toBe(true);
+        for (const chunk of chunks.slice(0, -1)) {
+          if (chunk.at(-1) !== 0x0a) expect(chunk.length === buffer.length && !chunk.includes(0x0a)).toBe(true);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
   });
 
   it("cuts only just after a line feed, and not where there is none", () => {
