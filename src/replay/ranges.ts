@@ -7,15 +7,15 @@ const LF = 0x0a;
 export const RANGE_READ_BYTES = 64 * 1024;
 
 /**
- * Feeds the bytes of [start, end) of an open file to `onChunk`, up to 64 KiB at a time through one
- * buffer (valid only during the call); `end` undefined reads to the end of the file, whatever it
- * has grown to. Returns the offset reached.
+ * The bytes of [start, end) of an open file, up to 64 KiB at a time through one buffer (each chunk
+ * valid until the next is asked for); `end` undefined reads to the end of the file, whatever it has
+ * grown to.
  *
  * A chunk ends just after its last line feed, and the bytes after it are read again with the next
  * one: a line splitter then has no partial line to join to the next chunk, which copied every
  * chunk once more (a tenth of a replay worker's time, with the garbage it made).
  */
-export function readRange(fd: number, start: number, end: number | undefined, buffer: Buffer, onChunk: (chunk: Buffer) => void): number {
+export function* rangeChunks(fd: number, start: number, end: number | undefined, buffer: Buffer): Generator<Buffer> {
   let at = start;
   while (end === undefined || at < end) {
     const want = end === undefined ? buffer.length : Math.min(buffer.length, end - at);
@@ -24,7 +24,16 @@ export function readRange(fd: number, start: number, end: number | undefined, bu
     const lastLineFeed = n === want && at + n !== end ? buffer.lastIndexOf(LF, n - 1) : -1;
     const length = lastLineFeed === -1 ? n : lastLineFeed + 1;
     at += length;
-    onChunk(buffer.subarray(0, length));
+    yield buffer.subarray(0, length);
+  }
+}
+
+/** `rangeChunks` to a callback; returns the offset reached. */
+export function readRange(fd: number, start: number, end: number | undefined, buffer: Buffer, onChunk: (chunk: Buffer) => void): number {
+  let at = start;
+  for (const chunk of rangeChunks(fd, start, end, buffer)) {
+    at += chunk.length;
+    onChunk(chunk);
   }
   return at;
 }

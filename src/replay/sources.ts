@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
 import { z } from "zod";
 import { SessionpinError } from "../errors.js";
-import { RANGE_READ_BYTES } from "./ranges.js";
+import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 
 export const FORMATS = ["cast", "raw", "jsonl", "agentapi-state"] as const;
@@ -180,9 +180,9 @@ function fileBytes(path: string, size: number, format: Format | "auto"): Source 
     const fd = openSync(path, "r");
     try {
       const turn = timerTurns();
-      for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null)) {
-        read += n;
-        yield { data: buffer.subarray(0, n) };
+      for (const data of rangeChunks(fd, 0, undefined, buffer)) {
+        read += data.length;
+        yield { data };
         await turn();
       }
     } finally {
