@@ -6,9 +6,9 @@
  * bytes are known clean; the others still get the exact test.
  */
 
-/** Bytes scanned per call; a longer chunk is scanned in pieces. */
+/** The most bytes one call scans (a replay read). */
 const INPUT_BYTES = 64 * 1024;
-// The last load of a piece reads up to 15 bytes past it; they land here and are masked off.
+// The last load of a chunk reads up to 15 bytes past it: here, set to bytes the scan never finds.
 const PAD_BYTES = 16;
 const OUTPUT_AT = INPUT_BYTES + PAD_BYTES;
 const PAGE_BYTES = 64 * 1024;
