@@ -14,7 +14,8 @@
  *   (start-up p50 88 ms vs 81 ms with zod's own modules, which load between output events).
  *
  * The entries keep the names and depth the code's `import.meta.url` lookups expect:
- * `./main.js` (demo), `../../package.json` (--version), `./scan-worker.js` (replay's workers).
+ * `./main.js` (demo), `../../package.json` (--version), `./scan-worker.js` (replay's workers),
+ * `../demo/fake-amp.js` (the demo agent, a program of its own that tsc writes to dist/demo).
  */
 import { build } from "esbuild";
 import { rmSync } from "node:fs";

@@ -19,7 +19,7 @@ export function cleanText(raw: string): string {
 // NEEDS_CLEANING for raw UTF-8 bytes (a latin1 string), where a C1 control is \xc2 and 80-9f.
 // The first test is one character class, the fastest search there is; \xc2 leads a C1 control
 // only when the next byte is 80-9f, which the second test checks.
-const MAYBE_CONTROL_BYTES = /[^\t\x20-\x7e\x80-\xc1\xc3-\xff]/;
+export const MAYBE_CONTROL_BYTES = /[^\t\x20-\x7e\x80-\xc1\xc3-\xff]/;
 const CONTROL_BYTES = /[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/;
 
 /** Whether cleanText could change more than the end of a line, from its undecoded bytes. */

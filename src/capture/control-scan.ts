@@ -1,7 +1,7 @@
 /**
- * Where the bytes that could make a line need cleaning are (`bytesNeedCleaning`'s first class:
- * controls but tab and LF, DEL, and 0xc2, which leads a C1 control), found 16 bytes at a time with
- * WebAssembly SIMD. A regex with that class ran at 1.1-1.7 GB/s and was a quarter of a replay
+ * Where the bytes that could make a line need cleaning are (`MAYBE_CONTROL_BYTES` of clean.ts but
+ * LF, which never lies inside a line: controls but tab, DEL, and 0xc2, which leads a C1 control),
+ * found 16 bytes at a time with WebAssembly SIMD. A regex with that class ran at 1.1-1.7 GB/s and was a quarter of a replay
  * worker's time; JavaScript has no faster search for a class of bytes. Lines with none of these
  * bytes are known clean; the others still get the exact test.
  */
@@ -39,35 +39,44 @@ const V128 = 0x7b;
 const EMPTY = 0x40;
 const [BLOCK, LOOP, END, BR, BR_IF] = [0x02, 0x03, 0x0b, 0x0c, 0x0d];
 const [GET, SET] = [0x20, 0x21];
-const [CONST, EQZ, GE_U, CTZ, ADD, SUB, AND, SHL, STORE] = [0x41, 0x45, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x36];
+const [EQZ, GE_U, CTZ, ADD, SUB, AND, SHL, STORE] = [0x45, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x36];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
-const [V_LOAD, V_CONST, EQ8, LT8_U, V_AND_NOT, V_OR, BITMASK8, SUB8] = [0x00, 0x0c, 0x23, 0x26, 0x4f, 0x50, 0x64, 0x71].map(simd);
+const V_LOAD = simd(0x00);
+const V_CONST = simd(0x0c);
+const EQ8 = simd(0x23);
+const LT8_U = simd(0x26);
+const V_AND_NOT = simd(0x4f);
+const V_OR = simd(0x50);
+const BITMASK8 = simd(0x64);
+const SUB8 = simd(0x71);
 const [$i, $end, $out, $mask, $n, $v] = [0, 1, 2, 3, 4, 5];
-const splat = (byte: number): number[] => [...V_CONST!, ...new Array<number>(16).fill(byte)];
+const i32 = (value: number): number[] => [0x41, ...sleb(value)];
+const splat = (byte: number): number[] => [...V_CONST, ...new Array<number>(16).fill(byte)];
 const compare = (op: number[], byte: number): number[] => [GET, $v, ...splat(byte), ...op];
 
 const body = [
   2, 2, I32, 1, V128, // locals: two i32, then one v128
   BLOCK, EMPTY, LOOP, EMPTY,
   GET, $i, GET, $end, GE_U, BR_IF, 1,
-  GET, $i, ...V_LOAD!, 0, 0, SET, $v,
-  GET, $v, ...splat(0x20), ...LT8_U!,
-  GET, $v, ...splat(0x09), ...SUB8!, ...splat(2), ...LT8_U!, ...V_AND_NOT!,
-  ...compare(EQ8!, 0x7f), ...V_OR!, ...compare(EQ8!, 0xc2), ...V_OR!, ...BITMASK8!, SET, $mask,
+  GET, $i, ...V_LOAD, 0, 0, SET, $v,
+  ...compare(LT8_U, 0x20),
+  GET, $v, ...splat(0x09), ...SUB8, ...splat(2), ...LT8_U, ...V_AND_NOT,
+  ...compare(EQ8, 0x7f), ...V_OR, ...compare(EQ8, 0xc2), ...V_OR, ...BITMASK8, SET, $mask,
   BLOCK, EMPTY, LOOP, EMPTY,
   GET, $mask, EQZ, BR_IF, 1,
-  GET, $out, GET, $n, CONST, 2, SHL, ADD, GET, $i, GET, $mask, CTZ, ADD, STORE, 2, 0,
-  GET, $n, CONST, 1, ADD, SET, $n,
-  GET, $mask, GET, $mask, CONST, 1, SUB, AND, SET, $mask,
+  GET, $out, GET, $n, ...i32(2), SHL, ADD, GET, $i, GET, $mask, CTZ, ADD, STORE, 2, 0,
+  GET, $n, ...i32(1), ADD, SET, $n,
+  GET, $mask, GET, $mask, ...i32(1), SUB, AND, SET, $mask,
   BR, 0,
   END, END,
-  GET, $i, CONST, 16, ADD, SET, $i,
+  GET, $i, ...i32(16), ADD, SET, $i,
   BR, 0,
   END, END,
   GET, $n,
   END,
 ];
 
+/** Unsigned LEB128: sizes, counts, opcodes. */
 function leb(value: number): number[] {
   const out: number[] = [];
   do {
@@ -76,6 +85,17 @@ function leb(value: number): number[] {
     out.push(value === 0 ? low : low | 0x80);
   } while (value !== 0);
   return out;
+}
+
+/** Signed LEB128, which `i32.const` takes: 64 in one byte would read as -64. */
+function sleb(value: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const low = value & 0x7f;
+    value >>= 7;
+    if ((value === 0 && (low & 0x40) === 0) || (value === -1 && (low & 0x40) !== 0)) return [...out, low];
+    out.push(low | 0x80);
+  }
 }
 
 const vector = (items: number[]): number[] => [...leb(items.length), ...items];
@@ -91,7 +111,7 @@ const MODULE = new Uint8Array([
   ...section(10, [1, ...vector(body)]),
 ]);
 
-// @types/node declares WebAssembly's types only; Node has the whole API.
+// The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
 interface Wasm {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { readonly exports: Record<string, unknown> };
@@ -107,7 +127,10 @@ export class ControlScan {
   readonly #scan: (from: number, end: number, out: number) => number;
   readonly #memory: Uint8Array;
   readonly #found: Int32Array;
-  /** Read into this to have the bytes scanned where they lie; any other chunk is copied in. */
+  /**
+   * Read into this to have the bytes scanned where they lie; any other chunk is copied in. A scan
+   * overwrites the 16 bytes after its chunk here.
+   */
   readonly input: Buffer;
 
   constructor() {

@@ -2,6 +2,7 @@ import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type Relev
 import type { Pinned } from "../agents/tracker.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../capture/lines.js";
+import { RANGE_READ_BYTES } from "./ranges.js";
 
 /**
  * A run of whole lines of one stretch of a file, as a worker thread found them. The main thread
@@ -70,7 +71,7 @@ export class BlockScanner {
 
   /** Chunks read into this buffer are scanned for control bytes where they lie. */
   get readBuffer(): Buffer {
-    return this.#controls.input;
+    return this.#controls.input.subarray(0, RANGE_READ_BYTES);
   }
 
   push(chunk: Buffer): void {
@@ -146,8 +147,8 @@ export class BlockScanner {
 
   /**
    * Whether a control byte may lie in [from, to): lines come in order, so the last control byte
-   * before `to` tells. False only when none does; a CR held back at a piece's end can make it true
-   * for nothing, which costs only the exact test.
+   * before `to` tells. False only when none does; a break held back at a piece's end (a CR run, an
+   * unfinished escape) can make it true for nothing, which costs only the exact test.
    */
   #mayHaveControls(from: number, to: number): boolean {
     const controls = this.#pieceControls;

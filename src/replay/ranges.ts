@@ -13,7 +13,8 @@ export const RANGE_READ_BYTES = 64 * 1024;
  *
  * A chunk ends just after its last line feed, and the bytes after it are read again with the next
  * one: a line splitter then has no partial line to join to the next chunk, which copied every
- * chunk once more (a tenth of a replay worker's time, with the garbage it made).
+ * chunk once more (a tenth of a replay worker's time, with the garbage it made). Only a chunk
+ * with no line feed, the last of the range and a short read at the file's end keep a partial line.
  */
 export function* rangeChunks(fd: number, start: number, end: number | undefined, buffer: Buffer): Generator<Buffer> {
   let at = start;

@@ -93,6 +93,19 @@ describe("reading a file in stretches", () => {
     expect(skipped).toBeGreaterThan(100);
   });
 
+  it("never passes over a line whose key a colour code splits, wherever the reads end", async () => {
+    const bytes = splitKeyRuns(seeded(37), 40, "T-");
+    const path = join(dir, "split-keys.raw");
+    writeFileSync(path, bytes);
+    const whole = oneRead(agents.amp, bytes);
+    expect(whole.pins.length).toBeGreaterThan(40);
+    for (const count of [1, 3]) {
+      const parts = await inStretches(agents.amp, path, bytes.length, count);
+      expect(parts.skipped).toBeGreaterThan(20);
+      expect(parts.pins, `${count} stretches`).toEqual(whole.pins);
+    }
+  });
+
   it("finds the same blocks however the bytes arrive: byte runs, a whole 64 KiB read, more than one scan takes", () => {
     const random = seeded(29);
     let skipped = 0;
