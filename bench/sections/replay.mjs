@@ -83,6 +83,11 @@ export async function replay({ mb, reps, profileMB, say }) {
   generateTranscript(small, 1024 * 1024, 3);
   const baseline = await timed(process.execPath, [cli(), "replay", "--agent", "amp", small]);
   rmSync(small, { force: true });
+  // A quarter of the size: peak memory must not grow with the input.
+  const quarter = join(dir, "quarter.raw");
+  const quarterMeta = generateTranscript(quarter, Math.round((mb * 1024 * 1024) / 4));
+  const partial = await timed(process.execPath, [cli(), "replay", "--agent", "amp", quarter]);
+  rmSync(quarter, { force: true });
   let profile;
   if (profileMB > 0) profile = await cpuProfile(dir, profileMB, say);
   rmSync(file, { force: true });
@@ -91,6 +96,7 @@ export async function replay({ mb, reps, profileMB, say }) {
     replayMBps: mbytes / replaySec, grepMBps: mbytes / grepSec, jqMBps: jqSec && mbytes / jqSec,
     replaySeconds: replaySec, grepSeconds: grepSec, jqSeconds: jqSec,
     timeVsGrep: replaySec / grepSec, peakRssMB: peakRssKB / 1024, baselineRssMB: baseline.peakRssKB / 1024,
+    quarterMB: quarterMeta.bytes / 1e6, quarterRssMB: partial.peakRssKB / 1024,
     runs, problems, ...(profile ? { profile } : {}),
   };
 }
