@@ -187,7 +187,6 @@ function describe(error: unknown): string {
   return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-
 // Loaded on the first delivery only: undici is the largest part of sessionpin's start-up, and
 // most runs send no webhook.
 let loaded: Promise<typeof import("undici")> | undefined;

@@ -148,4 +148,3 @@ function missingAsUndefined(err: unknown): undefined {
   if (errnoCode(err) === "ENOENT") return undefined;
   throw err;
 }
-

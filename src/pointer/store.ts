@@ -124,7 +124,6 @@ function compactUtc(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
 }
 
-
 /**
  * Removes temp files a writer of this pointer left when it was killed mid-write. Only for the
  * lock holder: no other live writer can own them then.

@@ -5,12 +5,10 @@ import { PinCheck, relevanceRules } from "../agents/relevance.js";
 import type { Line } from "../capture/line.js";
 import { Capture } from "../capture/pipeline.js";
 import { canSkip, type Block } from "./blocks.js";
-import { RANGE_READ_BYTES, readRange, stretchStarts } from "./ranges.js";
+import { RANGE_READ_BYTES, rangeChunks, stretchStarts } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 import type { ScanJob, ScanMessage } from "./stretch.js";
 
-// A block to read can be most of a file (every line judged): it is read in slices, so timers get turns.
-const SLICE_BYTES = 4 * 1024 * 1024;
 // A worker's strings live for one line: a small young generation does as well as the default 16 MB
 // (1 GB, 2 workers: same time) and keeps replay's peak memory under 100 MB (2 MB: 92 MB; 16 MB: 122 MB).
 const YOUNG_GENERATION_MB = 2;
@@ -35,11 +33,9 @@ export class RangeReader {
   async #read(start: number, end: number, before: number): Promise<void> {
     const capture = new Capture({ wanted: (bytes) => this.extractor.mayChange(bytes) });
     const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
-    for (let at = start; at < end;) {
-      const sliceEnd = Math.min(end, at + SLICE_BYTES);
-      const reached = readRange(this.fd, at, sliceEnd, this.#buffer, (chunk) => capture.push(chunk, feed));
-      if (reached < sliceEnd) break;
-      at = reached;
+    // A block to read can be most of a file (every line judged): timers get turns meanwhile.
+    for (const chunk of rangeChunks(this.fd, start, end, this.#buffer)) {
+      capture.push(chunk, feed);
       await this.#turn();
     }
     capture.end(feed);

@@ -29,16 +29,6 @@ export function* rangeChunks(fd: number, start: number, end: number | undefined,
   }
 }
 
-/** `rangeChunks` to a callback; returns the offset reached. */
-export function readRange(fd: number, start: number, end: number | undefined, buffer: Buffer, onChunk: (chunk: Buffer) => void): number {
-  let at = start;
-  for (const chunk of rangeChunks(fd, start, end, buffer)) {
-    at += chunk.length;
-    onChunk(chunk);
-  }
-  return at;
-}
-
 /**
  * Where to cut a file of `size` bytes into up to `count` stretches: just after a line feed near
  * each even share, since every line feed ends a line whatever came before it. Fewer when the file

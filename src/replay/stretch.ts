@@ -1,7 +1,7 @@
 import { closeSync, openSync } from "node:fs";
 import type { RelevanceRules } from "../agents/relevance.js";
 import { BlockScanner, type Block } from "./blocks.js";
-import { readRange } from "./ranges.js";
+import { rangeChunks } from "./ranges.js";
 
 /** One stretch of a file to scan into blocks (`end` undefined: to the end of the file). */
 export interface ScanJob {
@@ -25,13 +25,13 @@ export function scanStretch(job: ScanJob, send: (message: ScanMessage) => void):
   const fd = openSync(job.path, "r");
   try {
     let sent = job.start;
-    readRange(fd, job.start, job.end, scanner.readBuffer, (chunk) => {
+    for (const chunk of rangeChunks(fd, job.start, job.end, scanner.readBuffer)) {
       scanner.push(chunk);
       if (scanner.scannedTo - sent >= SEND_EVERY_BYTES) {
         sent = scanner.scannedTo;
         send({ kind: "blocks", blocks: scanner.take() });
       }
-    });
+    }
     scanner.end();
     send({ kind: "done", blocks: scanner.take(), lines: scanner.lines, end: scanner.scannedTo });
   } finally {
