@@ -134,9 +134,9 @@ export const codex: AgentPlugin = {
     wholeId: true,
     // Line 1 is `{"type":"session_meta","payload":{"id":…,"cwd":…,"source":"cli"|"exec"|…}}`; a
     // subagent's rollout has `source: {"subagent": …}` and `thread_source: "subagent"`.
-    belongs(firstLine, context) {
+    belongs(head, context) {
       try {
-        const meta = JSON.parse(firstLine) as { type?: unknown; payload?: Record<string, unknown> };
+        const meta = JSON.parse(head.split("\n", 1)[0] ?? "") as { type?: unknown; payload?: Record<string, unknown> };
         const p = meta.payload;
         return meta.type === "session_meta" && p !== undefined && p["cwd"] === context.cwd &&
           typeof p["source"] === "string" && p["thread_source"] !== "subagent" && p["parent_thread_id"] === undefined;

@@ -63,9 +63,9 @@ export const kiro: AgentPlugin = {
     where: (context) => [{ dir: join(context.home, ".kiro", "sessions", "cli"), depth: 0 }],
     name: new RegExp(`^(?<id>${UUID})\\.json$`),
     wholeId: true,
-    belongs(firstLine, context) {
+    belongs(head, context) {
       try {
-        const meta: unknown = JSON.parse(firstLine);
+        const meta: unknown = JSON.parse(head.split("\n", 1)[0] ?? "");
         return typeof meta === "object" && meta !== null && (meta as Record<string, unknown>)["cwd"] === context.cwd;
       } catch {
         return false;

@@ -121,9 +121,9 @@ export const omp: AgentPlugin = {
     // `<ISO timestamp with : and . as ->_<id>.jsonl`, written after the first assistant message.
     name: new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z_(?<id>${SESSION_ID})\\.jsonl$`),
     wholeId: true,
-    belongs(firstLine, context) {
+    belongs(head, context) {
       try {
-        const header = JSON.parse(firstLine) as Record<string, unknown>;
+        const header = JSON.parse(head.split("\n", 1)[0] ?? "") as Record<string, unknown>;
         return header["type"] === "session" && header["cwd"] === context.cwd;
       } catch {
         return false;

@@ -50,10 +50,14 @@ export interface SessionStore {
   readonly name: RegExp;
   /** False when names hold only a prefix of the ID (Gemini keeps 8 characters): confirm only. */
   readonly wholeId: boolean;
-  /** For folder entries: the file inside each one whose first line `belongs` reads (Copilot's events.jsonl). */
+  /** For folder entries: the file inside each one whose head `belongs` reads (Copilot's events.jsonl). */
   readonly inner?: string;
-  /** For stores shared by every folder: whether the entry (its first line) is this cwd's session. */
-  belongs?(firstLine: string, context: RunContext): boolean;
+  /**
+   * For stores shared by every folder: whether the entry is this cwd's session, judged from the
+   * head of its file (up to its first 64 KiB, as text): the header is not always line 1 (omp 18
+   * writes a title line first).
+   */
+  belongs?(head: string, context: RunContext): boolean;
 }
 
 /** A file the running agent keeps under its own pid, naming its session (Claude's sessions/<pid>.json). */

@@ -7,7 +7,7 @@ import type { Pinned } from "../agents/tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
 
 const POLL_MS = 500;
-const FIRST_LINE_BYTES = 64 * 1024;
+const HEAD_BYTES = 64 * 1024;
 
 /**
  * Watches where the agent keeps its sessions while it runs: its pid file (Claude's
@@ -73,7 +73,7 @@ export class StoreWatch {
       this.report({ kind: "taken", rule: store.rule, id: pinned.id, state: "confirmed" });
     }
     if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
-    const head = firstLine(store.inner === undefined ? entry.path : join(entry.path, store.inner));
+    const head = headOf(store.inner === undefined ? entry.path : join(entry.path, store.inner));
     // Not (yet) this folder's session: looked at again on the next poll, once it has content.
     if (store.belongs !== undefined && !store.belongs(head, this.context)) return;
     this.#reported.add(entry.path);
@@ -107,13 +107,13 @@ function readJson(path: string): Record<string, unknown> | undefined {
   }
 }
 
-function firstLine(path: string): string {
+function headOf(path: string): string {
   try {
     const fd = openSync(path, "r");
     try {
-      const buffer = Buffer.alloc(FIRST_LINE_BYTES);
-      const read = readSync(fd, buffer, 0, FIRST_LINE_BYTES, 0);
-      return buffer.subarray(0, read).toString("utf8").split("\n")[0] ?? "";
+      const buffer = Buffer.alloc(HEAD_BYTES);
+      const read = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+      return buffer.subarray(0, read).toString("utf8");
     } finally {
       closeSync(fd);
     }
