@@ -52,8 +52,15 @@ export const amp: AgentPlugin = {
   // Interactive Amp never prints its thread ID, so there is nothing to read off the screen.
   text: [],
   rejected: [/does not exist/i, /Thread not found/i],
-  // Failures that say nothing about the thread: the pointer stays.
-  transient: [/Cannot reach Amp servers/i, /Are you offline\?/i, /No API key found/i],
+  // Failures that say nothing about the thread: the pointer stays. 0.0.1790142911 prints
+  // `Cannot reach Amp servers` when AMP_URL refuses connections, `Couldn't connect to the Amp
+  // server at <url>` from the TUI and `-x` on a cold start, and `Unexpected error inside Amp CLI.`
+  // when the server answers something it cannot read (all seen against a local AMP_URL); a lost
+  // turn socket says `WebSocket connection failed` (reported by users; needs Amp's server).
+  transient: [
+    /Cannot reach Amp servers/i, /Are you offline\?/i, /No API key found/i, /Couldn't connect to the Amp server/i,
+    /Unexpected error inside Amp CLI/i, /WebSocket connection failed/i,
+  ],
   passthrough(args) {
     const { command } = parseArgs(args);
     return command.length > 0 ? `\`amp ${command.join(" ")}\` is a subcommand, not a conversation` : undefined;

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Cleanup, cli, exitOf, newThreadId, pointerExists, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
+import { LocalServer } from "./local-server.js";
 import { closedPort, endStrays, pinned, realSandbox, run, startsIn, versionOf } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -81,6 +82,31 @@ describe(`Amp ${VERSION}`, () => {
     expect(startsIn(sb.readLog()).at(-1)).toEqual(["amp", "--stream-json", "threads", "continue", id]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
+  it("warm start against a server that answers what Amp cannot read: `Unexpected error inside Amp CLI.` keeps the pointer", async () => {
+    // Every call answered `{}` with 200: Amp gets past its connection check, then fails inside.
+    // Nothing in that says the thread is unknown, so it must not cost the user the thread.
+    const paths: string[] = [];
+    const server = await LocalServer.start((req, res) => {
+      paths.push(req.url ?? "");
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    });
+    try {
+      const sb = realSandbox(cleanup, { AMP_URL: server.origin, AMP_API_KEY: "sgamp_interop_fake" });
+      const id = newThreadId();
+      writePointerByHand(sb, { id });
+      const warm = cleanup.driver(sb.sessionpin(run(sb, [], ["amp", "-x", "which word?", "--stream-json"])));
+      expect((await exitOf(warm, WAIT_MS * 2)).exitCode).toBe(1);
+      expect(warm.text).toContain("Error: Unexpected error inside Amp CLI.");
+      expect(paths.some((path) => path.includes("/api/internal"))).toBe(true);
+      expect(startsIn(sb.readLog())).toHaveLength(1);
+      expect(sb.readPointer()).toMatchObject({ id, history: [] });
+      expect(sb.asideFiles("rejected")).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it("cold start offline: `threads new` fails, so sessionpin runs the command as given and pins nothing", async () => {
