@@ -187,7 +187,22 @@ async function attempt(
     ...(warm !== undefined ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
   });
   await pinner.settled();
+  if (neverSaved(plugin, plan, pinner.pointer, outcome)) {
+    const aside = await setAside(o.pointerPath, "unused", o.now());
+    o.log.warn(`${plugin.name} exited with ${outcome.status.exitCode} before it saved session ${plan.chosen}: nothing to resume; pointer moved to ${aside}`);
+  }
   return outcome;
+}
+
+/**
+ * A session named up front exists only once the agent saved it to its store. An agent that
+ * failed before that (Gemini 0.61 without an auth method, exit 41, or in an untrusted folder,
+ * exit 55) leaves nothing to resume: a pointer to it would only be refused on the next start.
+ */
+function neverSaved(plugin: AgentPlugin, plan: StartPlan, pointer: Pointer | undefined, outcome: AttemptOutcome): boolean {
+  const { exitCode, signal } = outcome.status;
+  return plugin.store !== undefined && plan.chosen !== undefined && pointer?.id === plan.chosen && pointer.state === "provisional" &&
+    pointer.source.rule === "chosen-up-front" && exitCode !== 0 && signal === 0 && !outcome.signalledByUs;
 }
 
 /** The args with the agent's restore-history flag, when it has one and its history file exists. */
