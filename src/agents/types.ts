@@ -68,6 +68,16 @@ export interface PidFile {
   readonly field: string;
 }
 
+/**
+ * A setting of the agent's own that decides whether its sessions can be resumed at all, as
+ * `doctor` reports it (Gemini's session retention deletes a pinned conversation).
+ */
+export interface AgentAdvice {
+  readonly name: string;
+  readonly status: "ok" | "warn";
+  readonly detail: string;
+}
+
 /** How a cold start delivers the task prompt: typed into the PTY, inside argv, or not at all. */
 export type PromptVia = "pty" | "argv" | "none";
 
@@ -105,6 +115,8 @@ export interface AgentPlugin {
    * history, and the flag that restores it (Aider's `--restore-chat-history`).
    */
   readonly history?: { readonly file: string; readonly flag: string };
+  /** What `doctor` should say about the agent's own settings, read from its config files. */
+  advice?(context: RunContext): readonly AgentAdvice[];
   /** Why this invocation starts no conversation (a subcommand such as `amp threads list`), if so. */
   passthrough?(args: readonly string[]): string | undefined;
   /** Args for a fresh session; with `prompt` when the agent takes it in argv. */

@@ -77,13 +77,14 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   } else {
     checks.push(...(await agentChecks(target.executable, c.env, c.cwd, c.timeoutMs)));
     checks.push(pluginCheck(target.plugin, target.executable, userFiles));
+    checks.push(...(target.plugin?.advice?.({ home: c.env["HOME"] ?? homedir(), cwd: c.cwd, env: c.env }) ?? []));
   }
   if (target !== undefined && target.plugin === undefined) {
     checks.push({ name: "pointer", status: "skip", detail: `no plugin for ${JSON.stringify(target.executable)}: no pointer is kept` });
   } else if (target !== undefined || values.pointer !== undefined || c.env["SESSIONPIN_POINTER"]) {
     pointer = pointerPathFor(values.pointer, target === undefined ? "" : agentName(target.plugin, target.executable), c.env, c.cwd);
     const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
-    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, c.cwd, explicit), lockCheck(pointer));
+    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, c.cwd, explicit), await lockCheck(pointer));
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }

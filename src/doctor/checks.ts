@@ -7,7 +7,7 @@ import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { resolveExecutable } from "../pty/which.js";
 import { errnoCode, messageOf } from "../errors.js";
-import { isAlive } from "../pointer/lock.js";
+import { judgeHolder, readHolder } from "../pointer/holder.js";
 import { readPointer } from "../pointer/store.js";
 import { refuseForeign, unusable } from "../resume/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
@@ -180,8 +180,8 @@ export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | un
   }
 }
 
-/** `<pointer>.lock`: free, held by a live sessionpin, or left by a dead one. */
-export function lockCheck(pointerPath: string): Check {
+/** `<pointer>.lock`: free, held (a second run exits 75), or stale (the next run takes it over), judged as `run` judges it. */
+export async function lockCheck(pointerPath: string): Promise<Check> {
   const path = `${pointerPath}.lock`;
   let text: string;
   try {
@@ -189,18 +189,17 @@ export function lockCheck(pointerPath: string): Check {
   } catch {
     return { name: "lock", status: "ok", detail: "free", data: { path, held: false } };
   }
-  let holder: { pid?: unknown; host?: unknown; startedAt?: unknown } = {};
-  try {
-    holder = JSON.parse(text) as typeof holder;
-  } catch {
-    return { name: "lock", status: "warn", detail: `${path} is unreadable: the next run takes it over if its writer is gone`, data: { path, held: true } };
+  const judged = judgeHolder(await readHolder(text));
+  if (!("pid" in judged.holder)) {
+    return { name: "lock", status: "warn", detail: `${path} is unreadable (${judged.holder.unreadable}): the next run takes it over`, data: { path, held: false } };
   }
-  const pid = typeof holder.pid === "number" ? holder.pid : undefined;
-  const alive = pid !== undefined && isAlive(pid);
-  const who = `sessionpin pid ${String(holder.pid)} on ${String(holder.host)} since ${String(holder.startedAt)}`;
-  return alive
-    ? { name: "lock", status: "info", detail: `held by ${who}: a second run on this pointer exits 75`, data: { path, held: true, pid, alive } }
-    : { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: true, pid, alive } };
+  const { pid, host, startedAt } = judged.holder;
+  const who = `sessionpin pid ${pid} on ${host} since ${startedAt}`;
+  if (judged.kind === "stale") {
+    return { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: false, pid, host } };
+  }
+  const why = judged.why === "other-host" ? " (another host: whether it still runs cannot be told from here; remove the lock by hand once it has stopped)" : "";
+  return { name: "lock", status: "info", detail: `held by ${who}${why}: a second run on this pointer exits 75`, data: { path, held: true, pid, host } };
 }
 
 /** The AGENTAPI_* variables this process sees. */

@@ -1,19 +1,15 @@
-import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
 import { link, lstat, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { errnoCode, SessionpinError } from "../errors.js";
+import { tempPathFor } from "./atomic.js";
+import { judgeHolder, readHolder, type UnreadableLock } from "./holder.js";
 import type { LockInfo } from "./schema.js";
 import { ABANDONED_AFTER_MS, removeStaleLock } from "./takeover.js";
 
-export type { LockInfo };
-
-/** A lock file that could not be parsed, e.g. left empty by a writer killed mid-write. */
-export interface UnreadableLock {
-  unreadable: string;
-}
+export type { LockInfo, UnreadableLock };
 
 export interface PointerLock {
   readonly path: string;
@@ -54,13 +50,10 @@ export async function acquireLock(
     }
     const existing = await readExisting(path);
     if (existing === undefined) continue; // released between our create and our read
-    const holder = await parseLock(existing);
-    if ("pid" in holder && (holder.host !== info.host || isAlive(holder.pid))) {
-      // On another host the pid means nothing to us, so we cannot call it dead.
-      return { kind: "held", holder };
-    }
+    const judged = judgeHolder(await readHolder(existing), info.host);
+    if (judged.kind === "held") return { kind: "held", holder: judged.holder };
     const outcome = await removeStaleLock(path, existing);
-    if (outcome === "removed") tookOverFrom = holder;
+    if (outcome === "removed") tookOverFrom = judged.holder;
     if (outcome === "busy") await setTimeout(BUSY_WAIT_MS);
   }
   throw new SessionpinError(
@@ -74,8 +67,7 @@ export async function acquireLock(
  * fails if it exists, and unlike open("wx") the lock is never visible empty to a rival.
  */
 async function createWithContent(path: string, text: string): Promise<boolean> {
-  const unique = `${process.pid}.${randomBytes(6).toString("hex")}`;
-  const temp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+  const temp = tempPathFor(path);
   await writeFile(temp, text, { flag: "wx", mode: 0o600 });
   try {
     await link(temp, path);
@@ -97,30 +89,6 @@ async function readExisting(path: string): Promise<string | undefined> {
     );
   }
   return stat && readFile(path, "utf8").catch(missingAsUndefined);
-}
-
-async function parseLock(text: string): Promise<LockInfo | UnreadableLock> {
-  // Loaded only when another run's lock is there: zod is most of sessionpin's start-up time.
-  const { LockInfoSchema } = await import("./schema.js");
-  try {
-    const parsed = LockInfoSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // Falls through: an unparseable lock is as stale as an invalid one.
-  }
-  const shown = text.trim().slice(0, 80);
-  return { unreadable: shown === "" ? "empty lock file" : `unparseable lock file: ${shown}` };
-}
-
-/** Whether a process of this pid exists on this host (another user's counts). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to another user.
-    return errnoCode(err) === "EPERM";
-  }
 }
 
 // The whole text (pid and start time) must match, so a recycled pid never frees a rival's lock.

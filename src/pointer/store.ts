@@ -1,9 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, mkdir, open, readdir, rename, rm, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { errnoCode, messageOf, SessionpinError } from "../errors.js";
+import { tempPathFor, tempWriter } from "./atomic.js";
+import { isAlive } from "./holder.js";
 import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
 
@@ -69,8 +70,7 @@ export async function writePointer(path: string, pointer: Pointer): Promise<void
   }
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const unique = `${process.pid}.${randomBytes(6).toString("hex")}`;
-  const temp = join(dir, `.${basename(path)}.${unique}.tmp`);
+  const temp = tempPathFor(path);
   try {
     const file = await open(temp, "wx", 0o600);
     try {
@@ -124,20 +124,21 @@ function compactUtc(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
 }
 
-/**
- * Removes temp files a writer of this pointer left when it was killed mid-write. Only for the
- * lock holder: no other live writer can own them then.
- */
+/** Removes the temp files that writers of this pointer left when they were killed mid-write. */
 export async function removeLeftoverTemps(path: string): Promise<string[]> {
   const dir = dirname(path);
-  const prefix = `.${basename(path)}.`;
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
     return [];
   }
-  const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith(".tmp")).map((name) => join(dir, name));
+  // A live writer's file is in flight (a second run creating its lock's temp file while this one
+  // sweeps): only a dead writer's leftovers go.
+  const leftovers = names.filter((name) => {
+    const writer = tempWriter(path, name);
+    return writer !== undefined && !isAlive(writer);
+  }).map((name) => join(dir, name));
   await Promise.all(leftovers.map((file) => rm(file, { force: true })));
   return leftovers;
 }

@@ -1,6 +1,7 @@
 import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "../log/logger.js";
+import { tempPathFor } from "../pointer/atomic.js";
 
 /**
  * An append-only file of JSON lines written for people debugging a run (recordings, traces):
@@ -25,7 +26,7 @@ export class LineFile {
    * at any moment never leaves a header-less file.
    */
   static open(path: string, log: Logger, first?: unknown): LineFile | undefined {
-    const temp = `${path}.${process.pid}.tmp`;
+    const temp = tempPathFor(path);
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;

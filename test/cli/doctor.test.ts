@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { doctor, doctorCommand } from "../../src/cli/doctor.js";
@@ -195,7 +195,7 @@ describe("sessionpin doctor", () => {
     mkdirSync(module, { recursive: true });
     vi.stubEnv("AGENTAPI_STATE_FILE", join(module, "agentapi-state.json"));
     vi.stubEnv("AGENTAPI_PID_FILE", join(module, "agentapi.pid"));
-    writeFileSync(join(module, "sessionpin-claude.json.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, startedAt: "2026-01-02T03:04:05.000Z", host: "ws" }));
+    writeFileSync(join(module, "sessionpin-claude.json.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, startedAt: "2026-01-02T03:04:05.000Z", host: hostname() }));
     const { report } = await json(["--", "claude"]);
     expect(report.pointer).toBe(join(module, "sessionpin-claude.json"));
     expect(check(report, "agentapi-env")).toMatchObject({ status: "info", data: { AGENTAPI_STATE_FILE: join(module, "agentapi-state.json") } });

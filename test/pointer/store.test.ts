@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionpinError } from "../../src/errors.js";
 import type { Pointer } from "../../src/pointer/schema.js";
-import { readPointer, setAside, writePointer } from "../../src/pointer/store.js";
+import { tempPathFor } from "../../src/pointer/atomic.js";
+import { readPointer, removeLeftoverTemps, setAside, writePointer } from "../../src/pointer/store.js";
 import { useTempDir } from "./tempdir.js";
 
 const tmp = useTempDir();
@@ -125,5 +126,25 @@ describe("setAside", () => {
   it("returns undefined when there is no pointer", async () => {
     expect(await setAside(join(tmp.path, "abc.json"), "cleared", now)).toBeUndefined();
     expect(await readdir(tmp.path)).toEqual([]);
+  });
+});
+
+describe("removeLeftoverTemps", () => {
+  const dir = useTempDir();
+
+  it("removes what a dead writer left, never a live writer's file in flight nor the lock's temp files", async () => {
+    const pointer = join(dir.path, "pointer.json");
+    // A pid above the kernel's pid_max (4194304) names no live process.
+    const dead = 2 ** 22 + 4321;
+    const deadTemp = tempPathFor(pointer, dead);
+    // A second run creating its lock (`.pointer.json.lock.<pid>.<hex>.tmp`) while this run sweeps,
+    // and a live writer's pointer temp: both belong to live processes.
+    const liveLockTemp = tempPathFor(`${pointer}.lock`, process.pid);
+    const liveTemp = tempPathFor(pointer, process.pid);
+    const unrelated = join(dir.path, ".pointer.json.notes.tmp");
+    for (const file of [deadTemp, liveLockTemp, liveTemp, unrelated]) await writeFile(file, "x");
+
+    expect(await removeLeftoverTemps(pointer)).toEqual([deadTemp]);
+    expect((await readdir(dir.path)).sort()).toEqual([liveLockTemp, liveTemp, unrelated].map((file) => file.slice(dir.path.length + 1)).sort());
   });
 });
