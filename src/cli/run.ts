@@ -4,7 +4,7 @@ import { fileLogger } from "../log/logger.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { resolveExecutable } from "../pty/which.js";
 import { OuterTerminal } from "../pty/terminal.js";
-import { CastRecorder } from "../record/asciicast.js";
+import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
 import { runSession } from "../resume/session.js";
@@ -32,6 +32,8 @@ Options:
   --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
   --record FILE.cast        record what the agent prints as an asciicast v2 file (0600)
   --record-input            record typed input too (it can hold secrets; the log warns)
+  --record-mode MODE        when FILE.cast exists (a restart): append (default; a marker event
+                            where each run begins), overwrite, or refuse (record nothing)
   --notify URL              POST pin events (captured, confirmed, resumed, rejected, changed) as
                             JSON; repeatable (env SESSIONPIN_NOTIFY, space-separated)
   --trace FILE              write the explain trace (one JSON object per line a rule looked at) live
@@ -48,6 +50,7 @@ const RUN_OPTIONS = {
   "aider-restore-history": { type: "boolean" },
   record: { type: "string" },
   "record-input": { type: "boolean" },
+  "record-mode": { type: "string" },
   trace: { type: "string" },
   notify: { type: "string", multiple: true },
 } as const;
@@ -63,6 +66,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   }
   const [executable, ...args] = command;
   if (executable === undefined) throw new SessionpinError("usage", `sessionpin run: no agent command given\n${RUN_USAGE}`);
+  const recordMode = RECORD_MODES.find((mode) => mode === (values["record-mode"] ?? "append"));
+  if (recordMode === undefined) throw new SessionpinError("usage", `sessionpin run: --record-mode ${String(values["record-mode"])}: expected ${RECORD_MODES.join(", ")}`);
   const env = process.env;
   const cwd = process.cwd();
   // Input is read from here on, so nothing typed before the agent is up gets lost.
@@ -83,7 +88,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       command: command.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" "),
       // Only what a player needs: other variables can hold secrets.
       env: Object.fromEntries(["TERM", "SHELL"].flatMap((name) => (env[name] ? [[name, env[name]]] : []))),
-    }, { log, withInput: values["record-input"] === true });
+    }, { log, withInput: values["record-input"] === true, mode: recordMode });
     const trace = values.trace === undefined ? undefined : LineFile.open(values.trace, log);
     const notifier = new Notifier(notifyUrls(values.notify, env), log);
     try {

@@ -1,6 +1,15 @@
+import { closeSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import type { Logger } from "../log/logger.js";
 import { LineFile } from "./line-file.js";
+
+/**
+ * What `--record` does with a recording that is already there (an agentapi restart runs the same
+ * command line again): add to it, replace it, or leave it alone and record nothing, as
+ * `asciinema rec --append / --overwrite` and its refusal do.
+ */
+export const RECORD_MODES = ["append", "overwrite", "refuse"] as const;
+export type RecordMode = (typeof RECORD_MODES)[number];
 
 /**
  * An asciicast v2 recording (docs.asciinema.org/manual/asciicast/v2): a JSON header line, then one
@@ -24,21 +33,39 @@ export class CastRecorder {
     private readonly now: () => number,
     /** Typed input is recorded only when asked: it can hold secrets. */
     readonly withInput: boolean,
+    /** Seconds already in the recording this run appends to: its events follow on from there. */
+    private readonly offset = 0,
   ) {
     this.#started = now();
   }
 
-  /** Opens `path`; undefined (and logged) when it cannot. */
+  /** Opens `path`; undefined (and logged) when it cannot or, by `mode`, must not. */
   static open(
     path: string,
     header: CastHeader,
-    options: { readonly log: Logger; readonly withInput: boolean; readonly now?: () => number },
+    options: { readonly log: Logger; readonly withInput: boolean; readonly mode?: RecordMode; readonly now?: () => number },
   ): CastRecorder | undefined {
-    const { log, withInput, now = Date.now } = options;
-    const file = LineFile.open(path, log, { version: 2, ...header, timestamp: Math.floor(now() / 1000) });
+    const { log, withInput, mode = "append", now = Date.now } = options;
+    const existing = mode === "overwrite" ? { kind: "none" as const } : castEnd(path);
+    if (existing.kind !== "none" && mode === "refuse") {
+      log.warn(`${path} exists: not recording (--record-mode append adds to it, overwrite replaces it)`);
+      return undefined;
+    }
+    if (existing.kind === "other") {
+      log.warn(`${path} exists and is not an asciicast v2 recording: not recording over it (--record-mode overwrite replaces it)`);
+      return undefined;
+    }
+    const file = existing.kind === "cast"
+      ? LineFile.append(path, log, existing.endsWithNewline ? "" : "\n")
+      : LineFile.open(path, log, { version: 2, ...header, timestamp: Math.floor(now() / 1000) });
     if (file === undefined) return undefined;
     if (withInput) log.warn(`recording typed input to ${path}: anything typed, secrets included, is in that file`);
-    return new CastRecorder(file, now, withInput);
+    if (existing.kind !== "cast") return new CastRecorder(file, now, withInput);
+    const recorder = new CastRecorder(file, now, withInput, existing.seconds);
+    // A marker (asciicast v2 "m") where this run begins, and the terminal's size, which may differ.
+    file.write([existing.seconds, "m", `sessionpin: ${header.command}`]);
+    recorder.resize(header.width, header.height);
+    return recorder;
   }
 
   output(chunk: Buffer): void {
@@ -63,6 +90,50 @@ export class CastRecorder {
   }
 
   #seconds(): number {
-    return Math.round(this.now() - this.#started) / 1000;
+    return Math.round((this.offset * 1000) + this.now() - this.#started) / 1000;
+  }
+}
+
+const PEEK_BYTES = 64 * 1024;
+
+type CastEnd =
+  | { readonly kind: "none" }
+  | { readonly kind: "other" }
+  | { readonly kind: "cast"; readonly seconds: number; readonly endsWithNewline: boolean };
+
+/** Whether `path` holds an asciicast v2 recording, and the time of its last event. */
+function castEnd(path: string): CastEnd {
+  let fd: number;
+  try {
+    if (!lstatSync(path).isFile()) return { kind: "other" };
+    fd = openSync(path, "r");
+  } catch {
+    return { kind: "none" };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const header = parsed(peek(fd, 0, size).split("\n", 1)[0] ?? "");
+    if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return { kind: "other" };
+    const tail = peek(fd, Math.max(0, size - PEEK_BYTES), size);
+    // The last whole event line; a run killed mid-write may have left a cut one after it.
+    const last = tail.split("\n").reverse().map(parsed).find((event): event is [number, ...unknown[]] => Array.isArray(event) && typeof event[0] === "number");
+    return { kind: "cast", seconds: last?.[0] ?? 0, endsWithNewline: tail.endsWith("\n") };
+  } catch {
+    return { kind: "other" };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function peek(fd: number, at: number, size: number): string {
+  const buffer = Buffer.alloc(Math.min(PEEK_BYTES, size - at));
+  return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, at)).toString("utf8");
+}
+
+function parsed(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
   }
 }

@@ -42,6 +42,18 @@ export class LineFile {
     }
   }
 
+  /** Opens an existing `path` to add lines at its end (`lead` first, to end a cut last line). */
+  static append(path: string, log: Logger, lead: string): LineFile | undefined {
+    try {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      if (lead !== "") writeSync(fd, lead);
+      return new LineFile(fd, path, log);
+    } catch (error) {
+      log.warn(`cannot write ${path}: ${String(error)}`);
+      return undefined;
+    }
+  }
+
   write(value: unknown): void {
     if (this.#fd === undefined) return;
     try {

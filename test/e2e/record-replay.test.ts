@@ -1,9 +1,10 @@
 import { execFile, spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI } from "../helpers/sandbox.js";
+import type { PtyDriver } from "../../src/demo/driver.js";
+import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, exitOf } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -36,6 +37,62 @@ describe("run --record / --trace, then replay", () => {
 
     const traced = readFileSync(trace, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(traced).toContainEqual(expect.objectContaining({ plugin: "amp", rule: "result", outcome: "taken", state: "confirmed", value: live["id"] }));
+  });
+});
+
+describe("--record across restarts", () => {
+  const castEvents = (file: string): Array<[number, string, string]> =>
+    readFileSync(file, "utf8").trimEnd().split("\n").slice(1).map((l) => JSON.parse(l) as [number, string, string]);
+  // Each start is a cold one-shot run (a pointer of its own): what is tested is the recording.
+  let starts = 0;
+  async function start(sb: Sandbox, cast: string, mode: string[]): Promise<PtyDriver> {
+    starts += 1;
+    const pointer = join(sb.dir, "state", `run-${starts}.json`);
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", pointer, "--log", sb.log, "--record", cast, ...mode, "--prompt", "list the files", "--", "amp", "-x", "--stream-json"]));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    return driver;
+  }
+
+  it("appends by default: one header, a marker where the restart begins, times running on, and replay still finds the ID", async () => {
+    const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d" });
+    const cast = join(sb.dir, "run.cast");
+    const first = await start(sb, cast, []);
+    const second = await start(sb, cast, []);
+    const lines = readFileSync(cast, "utf8").trimEnd().split("\n");
+    expect(lines.filter((l) => l.includes('"version":2'))).toHaveLength(1);
+    const events = castEvents(cast);
+    const marker = events.findIndex((e) => e[1] === "m");
+    expect(marker).toBeGreaterThan(0);
+    expect(events.filter((e) => e[1] === "m")).toHaveLength(1);
+    expect(events[marker]?.[2]).toContain("amp");
+    // Both runs' screens, in order, and time never goes back.
+    expect(events.filter((e) => e[1] === "o").map((e) => e[2]).join("")).toBe(first.output.toString("utf8") + second.output.toString("utf8"));
+    expect(events.map((e) => e[0])).toEqual([...events.map((e) => e[0])].sort((a, b) => a - b));
+    const { stdout } = await exec(process.execPath, [CLI, "replay", "--json", cast]);
+    expect(JSON.parse(stdout)).toMatchObject({ format: "cast", id: "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d" });
+  });
+
+  it("overwrite replaces the recording; refuse leaves it alone, records nothing and the agent still runs", async () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "run.cast");
+    await start(sb, cast, []);
+    const second = await start(sb, cast, ["--record-mode", "overwrite"]);
+    expect(castEvents(cast).filter((e) => e[1] === "o").map((e) => e[2]).join("")).toBe(second.output.toString("utf8"));
+    const before = readFileSync(cast, "utf8");
+    await start(sb, cast, ["--record-mode", "refuse"]);
+    expect(readFileSync(cast, "utf8")).toBe(before);
+    expect(sb.readLog()).toContain(`${cast} exists: not recording`);
+  });
+
+  it("never records over a file that is not a recording, and rejects an unknown mode before starting", async () => {
+    const sb = cleanup.sandbox();
+    const notes = join(sb.dir, "notes.cast");
+    writeFileSync(notes, "my notes\n");
+    await start(sb, notes, []);
+    expect(readFileSync(notes, "utf8")).toBe("my notes\n");
+    expect(sb.readLog()).toContain("is not an asciicast v2 recording: not recording over it");
+    const bad = await exec(process.execPath, [CLI, "run", "--record-mode", "sometimes", "--", "amp"], { cwd: sb.dir, env: sb.env }).catch((error: { code: number; stderr: string }) => error);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--record-mode sometimes: expected append, overwrite, refuse") as unknown });
   });
 });
 
