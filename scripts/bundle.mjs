@@ -26,7 +26,7 @@ const outdir = `${root}dist/bin`;
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ["src/cli/main.ts", "src/replay/scan-worker.ts"],
+  entryPoints: ["src/cli/main.ts", "src/replay/fast/scan-worker.ts"],
   entryNames: "[name]",
   outdir,
   bundle: true,

@@ -5,7 +5,7 @@ import type { AgentPlugin } from "../agents/types.js";
 import type { Line } from "../capture/line.js";
 import { Capture } from "../capture/pipeline.js";
 import { Explainer, type TraceEvent } from "../explain/trace.js";
-import { readInParallel } from "./parallel.js";
+import { readInParallel } from "./fast/parallel.js";
 import type { Source } from "./sources.js";
 
 export interface ReplayOptions {

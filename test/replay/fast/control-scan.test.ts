@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAYBE_CONTROL_BYTES } from "../../src/capture/clean.js";
-import { CONTROL_SCAN_BYTES, ControlScan } from "../../src/capture/control-scan.js";
-import { seeded } from "../helpers/random.js";
+import { MAYBE_CONTROL_BYTES } from "../../../src/capture/clean.js";
+import { CONTROL_SCAN_BYTES, ControlScan } from "../../../src/replay/fast/control-scan.js";
+import { seeded } from "../../helpers/random.js";
 
 /**
  * The WebAssembly scan must find exactly the bytes bytesNeedCleaning's first test looks for, but

@@ -1,8 +1,8 @@
-import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../agents/relevance.js";
-import type { Pinned } from "../agents/tracker.js";
-import { CONTROL_SCAN_BYTES, ControlScan } from "../capture/control-scan.js";
-import { LineSplitter, type RawLine } from "../capture/lines.js";
-import { RANGE_READ_BYTES } from "./ranges.js";
+import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../../agents/relevance.js";
+import type { Pinned } from "../../agents/tracker.js";
+import { CONTROL_SCAN_BYTES, ControlScan } from "./control-scan.js";
+import { LineSplitter, type RawLine } from "../../capture/lines.js";
+import { RANGE_READ_BYTES } from "../ranges.js";
 
 /**
  * A run of whole lines of one stretch of a file, as a worker thread found them. The main thread

@@ -1,12 +1,12 @@
 import { closeSync, openSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import type { Extractor } from "../agents/extract.js";
-import { PinCheck, relevanceRules } from "../agents/relevance.js";
-import type { Line } from "../capture/line.js";
-import { Capture } from "../capture/pipeline.js";
+import type { Extractor } from "../../agents/extract.js";
+import { PinCheck, relevanceRules } from "../../agents/relevance.js";
+import type { Line } from "../../capture/line.js";
+import { Capture } from "../../capture/pipeline.js";
 import { canSkip, type Block } from "./blocks.js";
-import { RANGE_READ_BYTES, rangeChunks, stretchStarts } from "./ranges.js";
-import { timerTurns } from "./turns.js";
+import { RANGE_READ_BYTES, rangeChunks, stretchStarts } from "../ranges.js";
+import { timerTurns } from "../turns.js";
 import type { ScanJob, ScanMessage } from "./stretch.js";
 
 // A worker's strings live for one line: a small young generation does as well as the default 16 MB

@@ -2,18 +2,18 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Extractor } from "../../src/agents/extract.js";
-import { agents } from "../../src/agents/registry.js";
-import { relevanceRules } from "../../src/agents/relevance.js";
-import type { AgentPlugin } from "../../src/agents/types.js";
-import type { Line } from "../../src/capture/line.js";
-import { Capture } from "../../src/capture/pipeline.js";
-import { BlockScanner, type Block } from "../../src/replay/blocks.js";
-import { readBlocks, RangeReader, type StretchScan } from "../../src/replay/parallel.js";
-import { rangeChunks, stretchStarts } from "../../src/replay/ranges.js";
-import { scanStretch, type ScanMessage } from "../../src/replay/stretch.js";
-import { seeded } from "../helpers/random.js";
-import { splitKeyRuns, transcript } from "../helpers/transcript.js";
+import { Extractor } from "../../../src/agents/extract.js";
+import { agents } from "../../../src/agents/registry.js";
+import { relevanceRules } from "../../../src/agents/relevance.js";
+import type { AgentPlugin } from "../../../src/agents/types.js";
+import type { Line } from "../../../src/capture/line.js";
+import { Capture } from "../../../src/capture/pipeline.js";
+import { BlockScanner, type Block } from "../../../src/replay/fast/blocks.js";
+import { readBlocks, RangeReader, type StretchScan } from "../../../src/replay/fast/parallel.js";
+import { rangeChunks, stretchStarts } from "../../../src/replay/ranges.js";
+import { scanStretch, type ScanMessage } from "../../../src/replay/fast/stretch.js";
+import { seeded } from "../../helpers/random.js";
+import { splitKeyRuns, transcript } from "../../helpers/transcript.js";
 
 /**
  * Reading a file in stretches (blocks found from bytes alone, skipped or read in order by the
