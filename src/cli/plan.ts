@@ -1,16 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { readPointer } from "../pointer/store.js";
-import { planStart, refuseNewer } from "../resume/plan.js";
+import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, userPlugins } from "./options.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
-Runs nothing. Prints what \`sessionpin run\` would start, as one JSON object:
-{"mode":"cold"|"warm","agent":…,"id":…|null,"argv":[…],"pointer":…}
+Runs nothing. Prints what \`sessionpin run\` would do, as one JSON object, decided by the same code:
+{"mode":"cold"|"warm"|"unpinned"|"refused","agent":…,"id":…|null,"reason":…,"pointer":…,
+ "argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
+ "deliver":{"via":"pty"|"argv"|"none","message":"prompt"|"resume-prompt"|null},"chosen":…?,"setsAside":…?}
+With an up-front step (Amp's \`threads new\`), the launch resumes the ID it prints: "{id}" in argv
+stands for it, and "ifUpfrontFails" is launched when it fails. Exit 0; 3 when run would refuse the
+pointer (mode "refused", as run exits 3).
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --prompt TEXT, --prompt-file PATH,
 --resume-prompt TEXT, -h/--help (as for run)`;
+
+/** Stands for the ID an up-front step prints, in the launch argv `plan` shows. */
+const UPFRONT_ID = "{id}";
 
 export async function planCommand(argv: readonly string[]): Promise<number> {
   const { values, command } = parseWithCommand(argv, AGENT_OPTIONS, PLAN_USAGE);
@@ -20,23 +28,44 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   }
   const [executable, ...args] = command;
   if (executable === undefined) throw new SessionpinError("usage", `sessionpin plan: no agent command given\n${PLAN_USAGE}`);
-  const user = await userPlugins(values.plugin, process.env, process.cwd());
+  const env = process.env;
+  const cwd = process.cwd();
+  const user = await userPlugins(values.plugin, env, cwd);
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
   if (plugin === undefined) {
     throw new SessionpinError("unknown-agent", `sessionpin plan: no plugin for ${JSON.stringify(executable)}; use --agent NAME`);
   }
-  const cwd = process.cwd();
-  const pointer = pointerPathFor(values.pointer, plugin.name, process.env, cwd);
-  const read = await readPointer(pointer);
-  refuseNewer(pointer, read);
-  const plan = planStart(plugin, args, read, {
-    cwd,
-    prompt: readPrompt(values),
-    resumePrompt: values["resume-prompt"],
-    fresh: randomUUID,
-  });
-  const result = { mode: plan.mode, agent: plugin.name, id: plan.id, argv: [executable, ...plan.args], pointer };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  return 0;
+  const pointer = pointerPathFor(values.pointer, plugin.name, env, cwd);
+  const prompt = readPrompt(values);
+  const why = whyUnpinned(plugin, executable, args);
+  const decision = why !== undefined
+    ? unpinnedPlan(plugin, args, prompt, why, false)
+    : decide(plugin, args, await readPointer(pointer), {
+      cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUUID, pointerPath: pointer,
+      explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
+    });
+  process.stdout.write(`${JSON.stringify({ agent: plugin.name, pointer, ...described(executable, decision) })}\n`);
+  return decision.mode === "refused" ? decision.error.exitCode : 0;
+}
+
+function described(executable: string, decision: Decision | UnpinnedPlan): Record<string, unknown> {
+  if (decision.mode === "refused") return { mode: "refused", id: null, reason: decision.reason };
+  const id = decision.mode === "unpinned" ? null : decision.id;
+  const upfront = decision.mode === "unpinned" ? undefined : decision.upfront;
+  const launch = [executable, ...(upfront === undefined ? decision.args : upfront.launch(UPFRONT_ID))];
+  const message = decision.promptVia === "none" ? null : decision.mode === "warm" ? "resume-prompt" : "prompt";
+  return {
+    mode: decision.mode,
+    id,
+    reason: decision.reason,
+    argv: launch,
+    steps: [
+      ...(upfront === undefined ? [] : [{ step: "upfront", argv: [executable, ...upfront.args] }]),
+      { step: "launch", argv: launch, ...(upfront === undefined ? {} : { ifUpfrontFails: [executable, ...decision.args] }) },
+    ],
+    deliver: { via: decision.promptVia, message },
+    ...(decision.mode !== "unpinned" && decision.chosen !== undefined ? { chosen: decision.chosen } : {}),
+    ...(decision.mode !== "unpinned" && decision.setsAside !== undefined ? { setsAside: decision.setsAside } : {}),
+  };
 }

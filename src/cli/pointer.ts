@@ -1,6 +1,7 @@
 import { SessionpinError } from "../errors.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
+import { decide } from "../resume/plan.js";
 import { parseOptions, pointerPathFor } from "./options.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME] [--pointer PATH] [--json]
@@ -37,13 +38,21 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const read = await readPointer(path);
+  // What the next `run` of this agent here would do with it, by run's own decision.
+  const plugin = pluginNamed(values.agent ?? (read.kind === "ok" ? read.pointer.agent : ""));
+  const decision = plugin && decide(plugin, [], read, {
+    cwd: process.cwd(), prompt: undefined, fresh: () => "", pointerPath: path,
+    explicitPointer: values.pointer !== undefined || Boolean(process.env["SESSIONPIN_POINTER"]),
+  });
+  const next = decision && { mode: decision.mode, reason: decision.reason };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ path, ...read })}\n`);
+    process.stdout.write(`${JSON.stringify({ path, ...read, ...(next ? { next } : {}) })}\n`);
   } else if (read.kind === "ok") {
     const p = read.pointer;
     process.stdout.write(
       `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule})\n  captured ${p.capturedAt}${p.confirmedAt ? `, confirmed ${p.confirmedAt}` : ""}\n  cwd ${p.cwd}\n  file ${path}\n` +
-        p.history.map((h) => `  earlier ${h.id} until ${h.at}: ${h.reason}\n`).join(""),
+        p.history.map((h) => `  earlier ${h.id} until ${h.at}: ${h.reason}\n`).join("") +
+        (next ? `  next start here: ${next.mode} (${next.reason})\n` : ""),
     );
   } else {
     process.stdout.write(`${path}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${read.reason}` : `written by a newer sessionpin (version ${read.version})`}\n`);

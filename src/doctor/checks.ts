@@ -9,7 +9,7 @@ import { resolveExecutable } from "../pty/which.js";
 import { errnoCode, messageOf } from "../errors.js";
 import { judgeHolder, readHolder } from "../pointer/holder.js";
 import { readPointer } from "../pointer/store.js";
-import { refuseForeign, unusable } from "../resume/plan.js";
+import { decide } from "../resume/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip" | "info";
@@ -149,34 +149,26 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
 }
 
 /**
- * What the next `run` would do with the pointer it finds. `explicit`: named by --pointer or
- * SESSIONPIN_POINTER, where run refuses another agent's or folder's pointer instead of moving it.
+ * What the next `run` would do with the pointer it finds, decided by run's own code. `explicit`:
+ * named by --pointer or SESSIONPIN_POINTER, where run refuses another agent's or folder's pointer.
  */
 export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, cwd: string, explicit: boolean): Promise<Check> {
   const read = await readPointer(pointerPath);
   const data = { path: pointerPath, kind: read.kind };
-  switch (read.kind) {
-    case "missing":
-      return { name: "pointer", status: "ok", detail: `none at ${pointerPath}: the next start is cold`, data };
-    case "invalid":
-      return { name: "pointer", status: "warn", detail: `${pointerPath} is unreadable (${read.reason}): the next start moves it aside and is cold`, data };
-    case "newer":
-      return { name: "pointer", status: "fail", detail: `${pointerPath} was written by a newer sessionpin (version ${read.version}): run and plan refuse it`, data };
-    case "ok": {
-      const p = read.pointer;
-      const facts = { ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule };
-      const what = `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule}, captured ${p.capturedAt})`;
-      if (explicit && plugin !== undefined) {
-        try {
-          refuseForeign(pointerPath, plugin, read, cwd);
-        } catch (error) {
-          return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${messageOf(error).replace(/^sessionpin: /, "")}`, data: facts };
-        }
-      }
-      const refusal = plugin === undefined ? undefined : unusable(plugin, read, cwd);
-      if (refusal !== undefined) return { name: "pointer", status: "warn", detail: `${what}: ${refusal}; the next start moves it aside and is cold`, data: facts };
-      return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${p.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
-    }
+  const facts = read.kind !== "ok" ? data : (({ pointer: p }) => ({ ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule }))(read);
+  const what = read.kind === "ok"
+    ? `${read.pointer.agent} ${read.pointer.id} (${read.pointer.state}, rule ${read.pointer.source.rule}, captured ${read.pointer.capturedAt})`
+    : read.kind === "missing" ? `none at ${pointerPath}` : `${pointerPath}`;
+  if (plugin === undefined) return { name: "pointer", status: "info", detail: `${what}: no plugin, so run neither resumes nor replaces it`, data: facts };
+  const decision = decide(plugin, [], read, { cwd, prompt: undefined, fresh: () => "", pointerPath, explicitPointer: explicit });
+  switch (decision.mode) {
+    case "refused":
+      return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${decision.reason}`, data: facts };
+    case "warm":
+      return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${read.kind === "ok" && read.pointer.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
+    case "cold":
+      if (decision.setsAside === undefined) return { name: "pointer", status: "ok", detail: `${what}: the next start is cold`, data: facts };
+      return { name: "pointer", status: "warn", detail: `${what}: ${decision.reason}; the next start moves it aside and is cold`, data: facts };
   }
 }
 

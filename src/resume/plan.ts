@@ -1,25 +1,68 @@
-import type { AgentPlugin, PromptVia } from "../agents/types.js";
+import type { AgentPlugin, PromptVia, UpfrontCommand } from "../agents/types.js";
 import type { Pointer } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
 import { SessionpinError } from "../errors.js";
 
+/**
+ * What `run` does, step by step, and what `plan` prints: `run` executes exactly this. The steps
+ * are the up-front command, when the agent has one (Amp's `threads new`), then the launch.
+ */
 export interface StartPlan {
   readonly mode: "cold" | "warm";
   /** The ID resumed (warm), or null. */
   readonly id: string | null;
-  /** The agent's arguments, without the executable. */
+  /** The launch's arguments, without the executable (with an up-front step: when it fails). */
   readonly args: string[];
   readonly promptVia: PromptVia;
   /** What is delivered by `promptVia`: the task prompt (cold), or the resume prompt (warm). */
   readonly prompt: string | undefined;
-  /** Whether the plugin's up-front command runs first to learn the ID (cold only). */
-  readonly upfront: boolean;
+  /** Run first to create the session (cold only); its ID turns the launch into a resume of it. */
+  readonly upfront?: { readonly args: string[]; launch(id: string): string[] };
   /** Why this mode, in words for the log. */
   readonly reason: string;
   /** The pointer this plan resumes from. */
   readonly pointer?: Pointer;
   /** The ID a cold start gives the new session in its argv (`--session-id`), if the agent allows. */
   readonly chosen?: string;
+  /** A cold start moves the pointer it found aside first, under this label. */
+  readonly setsAside?: "corrupt" | "unused";
+}
+
+/** A pointer `run` will not touch: it exits with the error's code (3) instead of starting. */
+export interface Refusal {
+  readonly mode: "refused";
+  readonly reason: string;
+  readonly error: SessionpinError;
+}
+
+/**
+ * A start with nothing to pin (no plugin, or a subcommand such as `amp threads list`): nothing is
+ * resumed, so every start gets the prompt the way the agent's cold start takes it, unless the
+ * agent restores its own history (Aider), which holds it.
+ */
+export interface UnpinnedPlan {
+  readonly mode: "unpinned";
+  readonly reason: string;
+  readonly args: string[];
+  readonly promptVia: PromptVia;
+  readonly prompt: string | undefined;
+}
+
+/** The one answer to "what will the next start do", for run, plan, doctor and pointer show. */
+export type Decision = StartPlan | Refusal;
+
+/** Why this invocation pins nothing, or undefined when it is a conversation to pin. */
+export function whyUnpinned(plugin: AgentPlugin | undefined, command: string, args: readonly string[]): string | undefined {
+  return plugin === undefined ? `no plugin for ${JSON.stringify(command)}: running it transparently, nothing is captured` : plugin.passthrough?.(args);
+}
+
+/** `history`: the agent's restore-history flag is asked for and its history file exists. */
+export function unpinnedPlan(plugin: AgentPlugin | undefined, args: readonly string[], prompt: string | undefined, reason: string, history: boolean): UnpinnedPlan {
+  const flag = plugin?.history?.flag;
+  if (history && flag !== undefined && !args.includes(flag)) return { mode: "unpinned", reason, args: [...args, flag], promptVia: "none", prompt: undefined };
+  const cold = plugin?.coldArgs(args, prompt);
+  const promptVia = prompt === undefined ? "none" : (cold?.promptVia ?? "pty");
+  return { mode: "unpinned", reason, args: cold?.args ?? [...args], promptVia, prompt: promptVia === "none" ? undefined : prompt };
 }
 
 export interface PlanContext {
@@ -32,6 +75,29 @@ export interface PlanContext {
   readonly resumePrompt?: string | undefined;
   /** A new random UUID, for agents that let sessionpin name the session. */
   readonly fresh: () => string;
+}
+
+export interface DecideContext extends PlanContext {
+  readonly pointerPath: string;
+  /** The user named the pointer file (`--pointer`, SESSIONPIN_POINTER): a foreign one is refused. */
+  readonly explicitPointer: boolean;
+}
+
+/**
+ * Refused, cold or warm, and with which steps. Pure: runs nothing and writes nothing. A pointer
+ * from a newer sessionpin, or another agent's or folder's at a path the user named, is refused.
+ */
+export function decide(plugin: AgentPlugin, args: readonly string[], read: PointerRead, context: DecideContext): Decision {
+  try {
+    refuseNewer(context.pointerPath, read);
+    if (context.explicitPointer) refuseForeign(context.pointerPath, plugin, read, context.cwd);
+  } catch (error) {
+    if (!(error instanceof SessionpinError)) throw error;
+    return { mode: "refused", reason: error.message.replace(/^sessionpin: /, ""), error };
+  }
+  const plan = planStart(plugin, args, read, context);
+  if (plan.mode === "warm" || read.kind === "missing") return plan;
+  return { ...plan, setsAside: read.kind === "invalid" ? "corrupt" : "unused" };
 }
 
 /** Cold or warm, and with which argv. Pure: runs nothing and writes nothing. */
@@ -54,7 +120,6 @@ export function planStart(
     args: message?.args ?? resumed,
     promptVia: message?.promptVia ?? "none",
     prompt: message === undefined ? undefined : context.resumePrompt,
-    upfront: false,
     reason: `resuming ${pointer.state} ${pointer.id} from ${pointer.capturedAt}`,
     pointer,
   };
@@ -63,20 +128,25 @@ export function planStart(
 export function coldPlan(plugin: AgentPlugin, args: readonly string[], context: PlanContext, reason: string): StartPlan {
   const cold = plugin.coldArgs(args, context.prompt);
   const chosen = plugin.chooseId?.(cold.args, context.fresh());
+  const launch = chosen?.args ?? cold.args;
   return {
     mode: "cold",
     id: null,
-    args: chosen?.args ?? cold.args,
+    args: launch,
     promptVia: context.prompt === undefined ? "none" : cold.promptVia,
     prompt: context.prompt,
-    upfront: plugin.upfront?.applies(args) ?? false,
+    ...(plugin.upfront?.applies(args) === true ? { upfront: upfrontStep(plugin.upfront, plugin, launch) } : {}),
     reason,
     ...(chosen !== undefined ? { chosen: chosen.id } : {}),
   };
 }
 
+function upfrontStep(upfront: UpfrontCommand, plugin: AgentPlugin, args: readonly string[]): NonNullable<StartPlan["upfront"]> {
+  return { args: upfront.argv(args), launch: (id) => plugin.warmArgs(args, id) };
+}
+
 /** Why the pointer read cannot be resumed, or undefined when it can (or there is none). */
-export function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): string | undefined {
+function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): string | undefined {
   switch (read.kind) {
     case "missing":
       return undefined;
@@ -95,7 +165,7 @@ export function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): s
 }
 
 /** A pointer from a newer sessionpin is neither resumed nor replaced: `run` and `plan` stop. */
-export function refuseNewer(path: string, read: PointerRead): void {
+function refuseNewer(path: string, read: PointerRead): void {
   if (read.kind !== "newer") return;
   throw new SessionpinError(
     "pointer-refused",
@@ -107,7 +177,7 @@ export function refuseNewer(path: string, read: PointerRead): void {
  * A pointer file the user named (`--pointer`, SESSIONPIN_POINTER) that belongs to another agent
  * or folder is refused rather than moved aside: the name says it matters to someone.
  */
-export function refuseForeign(path: string, plugin: AgentPlugin, read: PointerRead, cwd: string): void {
+function refuseForeign(path: string, plugin: AgentPlugin, read: PointerRead, cwd: string): void {
   if (read.kind !== "ok" || (read.pointer.agent === plugin.name && read.pointer.cwd === cwd)) return;
   throw new SessionpinError(
     "pointer-refused",

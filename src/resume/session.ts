@@ -19,7 +19,7 @@ import type { Notifier, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
-import { coldPlan, planStart, refuseForeign, refuseNewer, type StartPlan } from "./plan.js";
+import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 
 export interface SessionOptions {
@@ -74,12 +74,10 @@ export async function runSession(o: SessionOptions): Promise<number> {
     },
   };
   try {
-    const why = o.plugin === undefined
-      ? `no plugin for ${JSON.stringify(o.command)}: running it transparently, nothing is captured`
-      : o.plugin.passthrough?.(o.args);
+    const why = whyUnpinned(o.plugin, o.command, o.args);
     if (o.plugin === undefined || why !== undefined) {
       o.log.info(why ?? "");
-      return await unpinned(o, o.plugin, base);
+      return await unpinned(o, o.plugin, base, why ?? "");
     }
     return await pinned(o, o.plugin, base, relay);
   } finally {
@@ -94,7 +92,7 @@ async function pinned(
   relay: SignalRelay,
 ): Promise<number> {
   const lock = await lockPointer(o);
-  if (lock === undefined) return unpinned(o, plugin, base);
+  if (lock === undefined) return unpinned(o, plugin, base, `${o.pointerPath} cannot be used`);
   if (lock.kind === "held") {
     const { holder } = lock;
     throw new SessionpinError(
@@ -105,14 +103,13 @@ async function pinned(
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
     for (const leftover of await removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
-    const read = await readPointer(o.pointerPath);
-    refuseNewer(o.pointerPath, read);
-    if (o.explicitPointer) refuseForeign(o.pointerPath, plugin, read, o.cwd);
-    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID };
-    let plan = planStart(plugin, o.args, read, context);
+    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
+    const decision = decide(plugin, o.args, await readPointer(o.pointerPath), context);
+    if (decision.mode === "refused") throw decision.error;
+    let plan: StartPlan = decision;
     o.log.info(`${plan.mode} start: ${plan.reason}`);
-    if (plan.mode === "cold" && read.kind !== "missing") {
-      const aside = await setAside(o.pointerPath, read.kind === "invalid" ? "corrupt" : "unused", o.now());
+    if (plan.setsAside !== undefined) {
+      const aside = await setAside(o.pointerPath, plan.setsAside, o.now());
       o.log.warn(`moved the pointer aside to ${aside}`);
     }
     let history: Pointer["history"] = [];
@@ -153,10 +150,10 @@ async function attempt(
     const event = tracker.observe({ kind: "taken", rule: "chosen-up-front", id: plan.chosen, state: "provisional" });
     if (event !== undefined) pin.apply(event);
   }
-  if (plan.upfront && plugin.upfront !== undefined) {
+  if (plan.upfront !== undefined && plugin.upfront !== undefined) {
     const abort = new AbortController();
     base.relay.attach(() => abort.abort());
-    const created = await runUpfront(o.command, plugin.upfront, plan.args, { env: o.env, cwd: o.cwd, abort: abort.signal });
+    const created = await runUpfront(o.command, plan.upfront.args, plugin.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
     base.relay.detach();
     const verdict = "id" in created && plugin.grammar.test(created.id)
       ? ({ kind: "taken", rule: plugin.upfront.rule, id: created.id, state: "confirmed" } as const)
@@ -164,7 +161,7 @@ async function attempt(
     if (verdict !== undefined) {
       const event = tracker.observe(verdict);
       if (event !== undefined) pin.apply(event);
-      args = plugin.warmArgs(plan.args, verdict.id);
+      args = plan.upfront.launch(verdict.id);
     } else {
       o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
@@ -205,19 +202,6 @@ function neverSaved(plugin: AgentPlugin, plan: StartPlan, pointer: Pointer | und
     pointer.source.rule === "chosen-up-front" && exitCode !== 0 && signal === 0 && !outcome.signalledByUs;
 }
 
-/** The args with the agent's restore-history flag, when it has one and its history file exists. */
-/** `args` itself when nothing was added. */
-function withHistory(plugin: AgentPlugin | undefined, args: readonly string[], cwd: string, log: Logger): readonly string[] {
-  const history = plugin?.history;
-  if (history === undefined || args.includes(history.flag)) return args;
-  if (!existsSync(join(cwd, history.file))) {
-    log.info(`no ${history.file} in ${cwd}: nothing to restore`);
-    return args;
-  }
-  log.info(`${history.file} exists: adding ${history.flag}`);
-  return [...args, history.flag];
-}
-
 function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {
   return { text, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs };
 }
@@ -247,17 +231,20 @@ async function lockPointer(o: SessionOptions): Promise<LockResult | undefined> {
   }
 }
 
-/**
- * The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder
- * that cannot be used. Nothing is resumed, so every start is a fresh one and gets the prompt the
- * way the agent's cold start takes it, unless the agent reloads its own history, which holds it.
- */
-async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base: Omit<AttemptOptions, "argv">): Promise<number> {
-  const restored = o.restoreHistory ? withHistory(plugin, o.args, o.cwd, o.log) : o.args;
-  const cold = plugin === undefined || restored !== o.args ? undefined : plugin.coldArgs(o.args, o.prompt);
-  const args = cold?.args ?? restored;
-  const typed = restored === o.args && (cold?.promptVia ?? "pty") === "pty" ? o.prompt : undefined;
-  return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
+/** The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder that cannot be used. */
+async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base: Omit<AttemptOptions, "argv">, reason: string): Promise<number> {
+  const plan = unpinnedPlan(plugin, o.args, o.prompt, reason, o.restoreHistory && historyExists(plugin, o.cwd, o.log));
+  const typed = plan.promptVia === "pty" ? plan.prompt : undefined;
+  return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
+}
+
+/** Whether the agent's own history file is there to restore (Aider's `.aider.chat.history.md`). */
+function historyExists(plugin: AgentPlugin | undefined, cwd: string, log: Logger): boolean {
+  const history = plugin?.history;
+  if (history === undefined) return false;
+  const there = existsSync(join(cwd, history.file));
+  log.info(there ? `${history.file} exists: adding ${history.flag}` : `no ${history.file} in ${cwd}: nothing to restore`);
+  return there;
 }
 
 /** A webhook event, when --notify asked for them; never waited for. */

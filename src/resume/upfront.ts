@@ -14,11 +14,10 @@ export type UpfrontResult = { readonly id: string } | { readonly error: string }
  */
 export function runUpfront(
   command: string,
-  upfront: UpfrontCommand,
-  args: readonly string[],
+  argv: readonly string[],
+  parse: UpfrontCommand["parse"],
   options: { readonly env: NodeJS.ProcessEnv; readonly cwd: string; readonly abort: AbortSignal },
 ): Promise<UpfrontResult> {
-  const argv = upfront.argv(args);
   const shown = [command, ...argv].join(" ");
   return new Promise((resolve) => {
     const child = spawn(command, argv, {
@@ -39,7 +38,7 @@ export function runUpfront(
         resolve({ error: `\`${shown}\` failed (${signal ?? `exit ${code}`}): ${said}` });
         return;
       }
-      const id = upfront.parse(stdout.trim());
+      const id = parse(stdout.trim());
       resolve(id === undefined ? { error: `\`${shown}\` printed no ID: ${JSON.stringify(stdout.trim().slice(0, 200))}` } : { id });
     });
   });

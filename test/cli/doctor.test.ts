@@ -187,7 +187,7 @@ describe("sessionpin doctor", () => {
     stdout = "";
     ({ code, report } = await json(["--pointer", named, "--", "claude"]));
     expect(code).toBe(1);
-    expect(check(report, "pointer")).toMatchObject({ status: "fail", detail: `${named} was written by a newer sessionpin (version 99): run and plan refuse it` });
+    expect(check(report, "pointer")).toMatchObject({ status: "fail", detail: expect.stringContaining(`${named}: run refuses it (exit 3): ${named} was written by a newer sessionpin (pointer version 99)`) });
   });
 
   it("reports the pointer beside AGENTAPI_STATE_FILE, the AGENTAPI_* variables, and a lock left by a dead sessionpin", async () => {

@@ -79,8 +79,9 @@ describe("warm start", () => {
     expect(plan.stderr).toBe("");
     expect(plan.status).toBe(0);
     expect(plan.stdout.trimEnd().split("\n")).toHaveLength(1);
-    expect(JSON.parse(plan.stdout)).toEqual({
+    expect(JSON.parse(plan.stdout)).toMatchObject({
       mode: "warm", agent: "amp", id, argv: ["amp", "--mode", "smart", "threads", "continue", id], pointer: sb.pointer,
+      steps: [{ step: "launch", argv: ["amp", "--mode", "smart", "threads", "continue", id] }], deliver: { via: "none", message: null },
     });
 
     const startsBefore = eventsOf(sb, "start").length;

@@ -72,7 +72,7 @@ describe("claude warm start", () => {
 
     const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", PROMPT, "--", "claude", "--model", "sonnet"]);
     expect(plan.status).toBe(0);
-    expect(JSON.parse(plan.stdout)).toEqual({ mode: "warm", agent: "claude", id, argv: ["claude", "--model", "sonnet", "--resume", id], pointer: sb.pointer });
+    expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "warm", agent: "claude", id, argv: ["claude", "--model", "sonnet", "--resume", id], pointer: sb.pointer });
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["claude", "--model", "sonnet"])));
     await driver.waitFor(/resumed \(1 messages\)/, WAIT_MS);

@@ -103,7 +103,16 @@ describe("plan", () => {
     const sb = cleanup.sandbox();
     const result = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", "p", "--", "amp", "--mode", "smart"]);
     expect(result.status).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ mode: "cold", agent: "amp", id: null, argv: ["amp", "--mode", "smart"], pointer: sb.pointer });
+    // The launch resumes the thread the up-front step creates; the command as given if that fails.
+    expect(JSON.parse(result.stdout)).toEqual({
+      agent: "amp", pointer: sb.pointer, mode: "cold", id: null, reason: "no pointer",
+      argv: ["amp", "--mode", "smart", "threads", "continue", "{id}"],
+      steps: [
+        { step: "upfront", argv: ["amp", "--mode", "smart", "threads", "new"] },
+        { step: "launch", argv: ["amp", "--mode", "smart", "threads", "continue", "{id}"], ifUpfrontFails: ["amp", "--mode", "smart"] },
+      ],
+      deliver: { via: "pty", message: "prompt" },
+    });
     expect(existsSync(dirname(sb.pointer))).toBe(false);
     expect(eventsOf(sb, "start")).toEqual([]);
   });
@@ -117,12 +126,13 @@ describe("pointer show|clear", () => {
 
     const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
     expect(shown.status).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({ path: sb.pointer, kind: "ok", pointer: onDisk });
+    expect(JSON.parse(shown.stdout)).toEqual({ path: sb.pointer, kind: "ok", pointer: onDisk, next: { mode: "warm", reason: `resuming confirmed ${id} from ${String(onDisk["capturedAt"])}` } });
     expect(onDisk["id"]).toBe(id);
 
     const human = cli(sb, ["pointer", "show", "--pointer", sb.pointer]);
     expect(human.status).toBe(0);
     expect(human.stdout).toContain(`amp ${id} (confirmed, rule threads-new)`);
+    expect(human.stdout).toContain(`next start here: warm (resuming confirmed ${id}`);
 
     const before = readFileSync(sb.pointer, "utf8");
     const cleared = cli(sb, ["pointer", "clear", "--pointer", sb.pointer, "--json"]);

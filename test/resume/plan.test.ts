@@ -13,12 +13,15 @@ const context = { cwd: "/work/repo", prompt: "build it", fresh: () => "00000000-
 describe("planStart", () => {
   it("is cold with no pointer, with the up-front thread for interactive Amp and the prompt by PTY", () => {
     const plan = planStart(amp, ["--mode", "smart"], { kind: "missing" }, context);
-    expect(plan).toMatchObject({ mode: "cold", id: null, args: ["--mode", "smart"], promptVia: "pty", upfront: true });
+    expect(plan).toMatchObject({ mode: "cold", id: null, args: ["--mode", "smart"], promptVia: "pty", upfront: { args: ["--mode", "smart", "threads", "new"] } });
+    // The launch after the up-front step resumes the ID it printed.
+    expect(plan.upfront?.launch(ID)).toEqual(["--mode", "smart", "threads", "continue", ID]);
   });
 
   it("is warm with a usable pointer: threads continue, no prompt", () => {
     const plan = planStart(amp, ["--mode", "smart"], { kind: "ok", pointer }, context);
-    expect(plan).toMatchObject({ mode: "warm", id: ID, args: ["--mode", "smart", "threads", "continue", ID], promptVia: "none", upfront: false });
+    expect(plan).toMatchObject({ mode: "warm", id: ID, args: ["--mode", "smart", "threads", "continue", ID], promptVia: "none" });
+    expect(plan.upfront).toBeUndefined();
   });
 
   it("resumes a provisional pointer too (a fallback is ready if it was never saved)", () => {

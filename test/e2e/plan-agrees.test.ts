@@ -1,0 +1,95 @@
+/**
+ * `plan` and `run` decide with the same code from the same inputs: for every state a pointer can
+ * be in, what `plan` prints (refused, or the steps and the argv it launches) is what `run` then
+ * does. Driven with the fake Amp on PATH, whose up-front `threads new` makes the steps visible.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Sandbox } from "../helpers/sandbox.js";
+import { Cleanup, cli, exitOf, newThreadId, PROMPT, QUIET, waitUntil, writePointerByHand } from "./support.js";
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+interface Planned {
+  mode: string;
+  id: string | null;
+  pointer: string;
+  argv: string[];
+  steps: Array<{ step: string; argv: string[] }>;
+  setsAside?: string;
+}
+
+const COMMAND = ["amp", "--mode", "smart"];
+
+/** A pointer state, prepared in `sb`; `named`: the run names the pointer with --pointer. */
+interface Case {
+  readonly name: string;
+  readonly named: boolean;
+  prepare(sb: Sandbox, path: string): void;
+  readonly mode: string;
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, text, { mode: 0o600 });
+}
+
+/** A pointer to a thread the fake Amp knows, so a warm start resumes it. */
+function knownThread(sb: Sandbox, path: string, fields: Record<string, unknown> = {}): void {
+  const id = newThreadId();
+  mkdirSync(join(sb.ampHome, "threads"), { recursive: true });
+  writeFileSync(join(sb.ampHome, "threads", `${id}.json`), JSON.stringify({ id, messages: [PROMPT] }));
+  const pointer = writePointerByHand(sb, { id, ...fields });
+  write(path, `${JSON.stringify(pointer)}\n`);
+}
+
+const CASES: Case[] = [
+  { name: "missing", named: true, prepare: () => undefined, mode: "cold" },
+  { name: "ok", named: true, prepare: (sb, path) => knownThread(sb, path), mode: "warm" },
+  { name: "foreign, at the default path", named: false, prepare: (sb, path) => knownThread(sb, path, { cwd: "/elsewhere" }), mode: "cold" },
+  { name: "foreign, at a named path", named: true, prepare: (sb, path) => knownThread(sb, path, { agent: "claude" }), mode: "refused" },
+  { name: "newer", named: true, prepare: (_sb, path) => write(path, '{"version": 99}\n'), mode: "refused" },
+  { name: "corrupt", named: true, prepare: (_sb, path) => write(path, "{ not json"), mode: "cold" },
+  { name: "an ID outside the grammar", named: true, prepare: (sb, path) => knownThread(sb, path, { id: "--help" }), mode: "cold" },
+];
+
+describe("plan and run agree", () => {
+  it.each(CASES)("pointer $name: plan says $mode, and run does what plan printed", async ({ named, prepare, mode }) => {
+    const sb = cleanup.sandbox();
+    const pointerArgs = named ? ["--pointer", sb.pointer] : [];
+    const path = named ? sb.pointer : (JSON.parse(cli(sb, ["plan", "--", ...COMMAND]).stdout) as Planned).pointer;
+    const log = `${path.replace(/\.json$/, "")}.log`;
+    prepare(sb, path);
+
+    const plan = cli(sb, ["plan", ...pointerArgs, "--prompt", PROMPT, "--", ...COMMAND]);
+    const planned = JSON.parse(plan.stdout) as Planned;
+    expect(planned.mode).toBe(mode);
+
+    const driver = cleanup.driver(sb.sessionpin(["run", ...pointerArgs, "--prompt-quiet", QUIET, "--prompt", PROMPT, "--", ...COMMAND]));
+    if (mode === "refused") {
+      expect(plan.status).toBe(3);
+      expect((await exitOf(driver)).exitCode).toBe(3);
+      return;
+    }
+    expect(plan.status).toBe(0);
+    // Every run of the fake Amp logs its start, the up-front `threads new` included.
+    const upfront = planned.steps.find((step) => step.step === "upfront");
+    const expected = upfront === undefined ? 1 : 2;
+    const starts = await waitUntil(() => {
+      const found = sb.events().filter((e) => e.event === "start").map((e) => e.argv);
+      return found.length >= expected && found;
+    }, "the agent's launch");
+    // SIGTERM, which sessionpin forwards and the fake obeys at once (a Ctrl-C typed before its TUI
+    // takes raw mode would be a SIGINT, which it ignores).
+    driver.kill("SIGTERM");
+    await exitOf(driver);
+    const made = sb.events().find((e) => e.event === "thread-new")?.["id"];
+    expect(starts).toEqual([
+      ...(upfront === undefined ? [] : [upfront.argv.slice(1)]),
+      planned.argv.slice(1).map((word) => (word === "{id}" ? String(made) : word)),
+    ]);
+    if (planned.setsAside !== undefined) expect(readFileSync(log, "utf8")).toContain(`moved the pointer aside to ${path.replace(/\.json$/, "")}.${planned.setsAside}-`);
+  });
+});
