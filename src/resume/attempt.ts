@@ -6,11 +6,12 @@ import type { Verdict } from "../agents/match.js";
 import type { PinEvent, Pinned } from "../agents/tracker.js";
 import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
-import { spawnAgent, type AgentPty, type ExitStatus } from "../pty/host.js";
+import { spawnAgent, type AgentPty, type ExitStatus, type SpawnOptions } from "../pty/host.js";
 import type { SignalRelay } from "../pty/signals.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
 import { QuietTrigger, typePrompt } from "./prompt.js";
+import { Sinks, type OutputSink } from "./sinks.js";
 import { StoreWatch } from "./store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
@@ -19,12 +20,17 @@ import { Explainer } from "../explain/trace.js";
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
 
+/** The outer terminal as an attempt uses it. */
+export type Screen = Pick<OuterTerminal, "size" | "attach" | "detach" | "write">;
+
 export interface AttemptOptions {
   readonly argv: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly terminal: OuterTerminal;
-  readonly relay: SignalRelay;
+  readonly terminal: Screen;
+  /** Starts the agent; a real PTY unless a test passes its own. */
+  readonly spawn?: (argv: readonly string[], options: SpawnOptions) => AgentPty;
+  readonly relay: Pick<SignalRelay, "attach" | "detach" | "stopRequested">;
   readonly clock: Clock;
   readonly log: Logger;
   /** Receives the running agent, for resize and flow control. */
@@ -55,7 +61,7 @@ export interface AttemptOutcome {
 
 /** Runs the agent once in a PTY, passing everything through, and reports how it ended. */
 export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
-  const agent = spawnAgent(o.argv, { ...o.terminal.size(), cwd: o.cwd, env: o.env });
+  const agent = (o.spawn ?? spawnAgent)(o.argv, { ...o.terminal.size(), cwd: o.cwd, env: o.env });
   const startedAt = o.clock.now();
   o.log.info(`started pid ${agent.pid}: ${JSON.stringify(o.argv)}`);
   o.onSpawn(agent);
@@ -101,19 +107,17 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const store = o.capture && watchStore(o.capture, o.clock, () => watch?.accept());
   store?.start(agent.pid);
 
-  agent.onData((chunk) => {
+  const sinks = new Sinks([
     // The screen first: capture work never delays the agent's bytes.
-    if (!o.terminal.write(chunk)) agent.pause();
-    o.record?.output(chunk);
-    everyLine = watch?.listening(o.clock.now()) ?? false;
-    capture?.push(chunk, onLine);
-    quiet?.activity();
-  });
+    { output: (chunk) => { if (!o.terminal.write(chunk)) agent.pause(); } },
+    ...(o.record !== undefined ? [o.record] : []),
+    ...(capture !== undefined ? [captureSink(capture, onLine, () => (everyLine = watch?.listening(o.clock.now()) ?? false))] : []),
+    ...(quiet !== undefined ? [{ output: () => quiet.activity(), end: () => quiet.cancel() }] : []),
+  ]);
+  agent.onData((chunk) => sinks.output(chunk));
   const status = await agent.exited;
-  everyLine = watch?.listening(o.clock.now()) ?? false;
-  capture?.end(onLine);
+  sinks.end();
   store?.stop(agent.pid);
-  quiet?.cancel();
   if (killTimer !== undefined) o.clock.clearTimeout(killTimer);
   o.relay.detach();
   o.terminal.detach();
@@ -122,6 +126,20 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   o.log.info(`agent exited: code ${status.exitCode}, signal ${status.signal}`);
   const rejected = watch?.verdict({ code: status.exitCode, signal: status.signal, now: o.clock.now(), signalledByUs });
   return rejected === undefined ? { status, signalledByUs } : { status, rejected, signalledByUs };
+}
+
+/** The capture's sink; `judging` decides, per chunk, whether every line must be read. */
+function captureSink(capture: Capture, onLine: (line: Line) => void, judging: () => void): OutputSink {
+  return {
+    output(chunk) {
+      judging();
+      capture.push(chunk, onLine);
+    },
+    end() {
+      judging();
+      capture.end(onLine);
+    },
+  };
 }
 
 function startPrompt(o: AttemptOptions, agent: AgentPty, prompt: NonNullable<AttemptOptions["prompt"]>): QuietTrigger {

@@ -1,0 +1,114 @@
+/**
+ * The live loop of one attempt, with a fake agent and the manual clock: no PTY, no sleeping.
+ * Real-PTY behaviour (bytes, signals, exit codes through a terminal) is proven in test/e2e.
+ */
+import { describe, expect, it } from "vitest";
+import { Extractor } from "../../src/agents/extract.js";
+import { claude } from "../../src/agents/claude.js";
+import { SessionTracker, type PinEvent } from "../../src/agents/tracker.js";
+import type { Logger } from "../../src/log/logger.js";
+import { runAttempt, type AttemptOptions } from "../../src/resume/attempt.js";
+import { ManualClock } from "../helpers/clock.js";
+import { FakeScreen, FakeSpawner } from "../helpers/fake-pty.js";
+
+const ID = "0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
+const lines: string[] = [];
+const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), close: () => undefined };
+
+function attempt(extra: Partial<AttemptOptions> = {}) {
+  const clock = new ManualClock();
+  const spawner = new FakeSpawner();
+  const screen = new FakeScreen();
+  const pins: PinEvent[] = [];
+  const options: AttemptOptions = {
+    argv: ["claude", "--resume", ID], cwd: "/w", env: {}, terminal: screen, spawn: spawner.spawn,
+    relay: { attach: () => undefined, detach: () => undefined, stopRequested: undefined }, clock, log, onSpawn: () => undefined,
+    capture: {
+      extractor: new Extractor(claude, new SessionTracker({ id: ID, state: "confirmed", rule: "transcript" }), 67),
+      onPin: (event) => void pins.push(event),
+      context: { home: "/nonexistent-home", cwd: "/w", env: {} },
+    },
+    ...extra,
+  };
+  const outcome = runAttempt(options);
+  return { clock, agent: spawner.last, screen, pins, outcome };
+}
+
+describe("one attempt, live loop", () => {
+  it("passes output to the screen first and pauses the agent when the screen pushes back", async () => {
+    const { agent, screen, outcome } = attempt();
+    agent.print("hello\r\n");
+    expect(Buffer.concat(screen.shown).toString()).toBe("hello\r\n");
+    screen.full = true;
+    agent.print("more");
+    expect(agent.paused).toBe(true);
+    agent.end(0);
+    expect((await outcome).status).toEqual({ exitCode: 0, signal: 0 });
+  });
+
+  it("a rejection inside the fallback window stops the agent: SIGTERM, then SIGKILL after the grace period", async () => {
+    const { clock, agent, outcome } = attempt({ fallbackWindowMs: 10_000 });
+    clock.advance(1_000);
+    agent.print(`No conversation found with session ID: ${ID}\r\n`);
+    expect(agent.signals).toEqual(["SIGTERM"]);
+    clock.advance(2_999);
+    expect(agent.signals).toEqual(["SIGTERM"]);
+    clock.advance(1);
+    expect(agent.signals).toEqual(["SIGTERM", "SIGKILL"]);
+    agent.end(0, 9);
+    expect((await outcome).rejected).toContain("No conversation found");
+  });
+
+  it("the same text after the window, or after a turn was typed, rejects nothing", async () => {
+    const late = attempt({ fallbackWindowMs: 10_000 });
+    late.clock.advance(10_000);
+    late.agent.print(`No conversation found with session ID: ${ID}\r\n`);
+    late.agent.end(1);
+    expect(await late.outcome).not.toHaveProperty("rejected");
+    expect(late.agent.signals).toEqual([]);
+  });
+
+  it("a non-zero exit inside the window rejects; a transient text before it keeps the ID", async () => {
+    const failed = attempt({ fallbackWindowMs: 10_000 });
+    failed.clock.advance(500);
+    failed.agent.end(1);
+    expect((await failed.outcome).rejected).toMatch(/exited with 1 after 500 ms, within the 10000 ms fallback window/);
+
+    // One of claude's transient texts: the failure says nothing about the session.
+    const noPrompt = attempt({ fallbackWindowMs: 10_000 });
+    noPrompt.agent.print("Error: Provide a prompt to continue the conversation.\r\n");
+    noPrompt.agent.end(1);
+    expect(await noPrompt.outcome).not.toHaveProperty("rejected");
+  });
+
+  it("types the prompt once, after the output went quiet, as a bracketed paste then Enter", async () => {
+    const { clock, agent, outcome } = attempt({ prompt: { text: "fix the build", quietMs: 300, maxWaitMs: 20_000 } });
+    agent.print("welcome\r\n");
+    clock.advance(299);
+    expect(agent.typed).toEqual([]);
+    agent.print("> ");
+    clock.advance(299);
+    expect(agent.typed).toEqual([]);
+    clock.advance(1);
+    expect(agent.typed).toEqual(["\x1b[200~fix the build\x1b[201~"]);
+    clock.advance(5_000);
+    agent.print("working…\r\n");
+    clock.advance(60_000);
+    expect(agent.typed).toEqual(["\x1b[200~fix the build\x1b[201~", "\r"]);
+    agent.end(0);
+    await outcome;
+  });
+
+  it("a prompt waits at most maxWaitMs for a screen that never goes quiet", async () => {
+    const { clock, agent, outcome } = attempt({ prompt: { text: "go", quietMs: 300, maxWaitMs: 2_000 } });
+    for (let t = 0; t < 1_900; t += 100) {
+      agent.print(".");
+      clock.advance(100);
+    }
+    expect(agent.typed).toEqual([]);
+    clock.advance(100);
+    expect(agent.typed[0]).toBe("\x1b[200~go\x1b[201~");
+    agent.end(0);
+    await outcome;
+  });
+});
