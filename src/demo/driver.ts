@@ -1,6 +1,5 @@
-import * as pty from "node-pty";
 import { cleanText } from "../capture/clean.js";
-import { holdSlave } from "../pty/host.js";
+import { spawnAgent, type AgentPty } from "../pty/host.js";
 
 export interface DriverOptions {
   readonly cols?: number;
@@ -15,33 +14,26 @@ export interface DriverOptions {
  * Enter. It keeps every output byte, so callers can compare screens byte for byte.
  */
 export class PtyDriver {
-  readonly #pty: pty.IPty;
+  readonly #pty: AgentPty;
   readonly #chunks: Buffer[] = [];
   readonly exited: Promise<{ exitCode: number; signal: number }>;
   #waiters: Array<() => void> = [];
 
   constructor(argv: readonly string[], options: DriverOptions = {}) {
-    const [file, ...args] = argv;
-    if (file === undefined) throw new Error("PtyDriver needs a command");
-    this.#pty = pty.spawn(file, args, {
-      name: "vt100",
+    // The same spawner as `run`'s: one place that knows node-pty's quirks.
+    this.#pty = spawnAgent(argv, {
       cols: options.cols ?? 67,
       rows: options.rows ?? 1190,
       cwd: options.cwd ?? process.cwd(),
       env: { ...(options.env ?? process.env), TERM: "vt100" },
-      encoding: null,
     });
     this.#pty.onData((data) => {
-      this.#chunks.push(data as unknown as Buffer);
+      this.#chunks.push(data);
       for (const wake of this.#waiters) wake();
     });
-    const release = holdSlave(this.#pty);
-    this.exited = new Promise((resolve) => {
-      this.#pty.onExit(({ exitCode, signal }) => {
-        release();
-        resolve({ exitCode, signal: signal ?? 0 });
-        for (const wake of this.#waiters) wake();
-      });
+    this.exited = this.#pty.exited.then((status) => {
+      for (const wake of this.#waiters) wake();
+      return status;
     });
   }
 

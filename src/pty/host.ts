@@ -100,7 +100,7 @@ export function exitCodeOf(status: ExitStatus): number {
  * master keeps delivering until it is drained. O_NOCTTY: it must not become our terminal.
  * Returns the release.
  */
-export function holdSlave(terminal: pty.IPty): () => void {
+function holdSlave(terminal: pty.IPty): () => void {
   // node-pty keeps the slave's device path in a field its typings do not declare.
   const device = (terminal as unknown as { _pty?: unknown })._pty;
   if (typeof device !== "string") return () => undefined;
