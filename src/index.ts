@@ -15,7 +15,8 @@ export { formatTrace } from "./explain/format.js";
 export * as plugins from "./agents/registry.js";
 export { agents, pluginForCommand, pluginNamed, pluginNames, type AgentId } from "./agents/registry.js";
 export { definePlugin, PluginError, type DeclarativePlugin } from "./agents/declarative.js";
-export { DeclarativePluginSchema, parsePlugin } from "./agents/plugin-schema.js";
+export { DeclarativePluginSchema } from "./agents/user/schema.js";
+export { parsePlugin } from "./agents/user/parse.js";
 export type { AgentPlugin, IdState } from "./agents/types.js";
 
 // The pointer file.

@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import { positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
-import type { DeclarativePluginSchema } from "./plugin-schema.js";
+import type { DeclarativePluginSchema } from "./user/schema.js";
 import type { AgentPlugin, ColdStart } from "./types.js";
 
 /**
  * A plugin as data: the shape user plugins are written in (JSON, `--plugin FILE`, checked by
- * plugin-schema.ts), and what built-in plugins start from. Regexes are strings; `resume` is an
+ * user/schema.ts), and what built-in plugins start from. Regexes are strings; `resume` is an
  * argv template in which `{id}` is the session ID and `{args}` the user's arguments without the
  * prompt. Built-in plugins are typed by the compiler and not parsed at run time: zod alone took
  * 40 ms to load, a third of sessionpin's start-up.

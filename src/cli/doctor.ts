@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { pluginNamed } from "../agents/registry.js";
-import { pluginDir } from "../agents/load.js";
+import { pluginDir } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { listProcesses, type ProcessInfo } from "../doctor/agentapi.js";
 import {

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { pluginForCommand, pluginNamed, pluginNames } from "../agents/registry.js";
-import { loadUserPlugins, type LoadedPlugins } from "../agents/load.js";
+import { loadUserPlugins, type LoadedPlugins } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { SessionpinError } from "../errors.js";
 import { resolvePointerPath } from "../pointer/path.js";

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin } from "../types.js";
 
 export interface UserPlugin {
   readonly plugin: AgentPlugin;
@@ -36,7 +36,7 @@ export async function loadUserPlugins(explicit: readonly string[], env: NodeJS.P
   const problems: string[] = [];
   if (files.length === 0) return { plugins, problems };
   // Loaded only when there is a file to check: zod is most of sessionpin's start-up time.
-  const { parsePlugin } = await import("./plugin-schema.js");
+  const { parsePlugin } = await import("./parse.js");
   for (const file of files) {
     const loaded = loadOne(file, parsePlugin);
     if ("problem" in loaded) problems.push(...loaded.problem);

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { definePlugin, PluginError } from "./declarative.js";
-import type { AgentPlugin } from "./types.js";
 
 /** What a user plugin file must hold; the defaults of what it may leave out are definePlugin's. */
 const state = z.enum(["provisional", "confirmed"]);
@@ -50,17 +48,3 @@ export const DeclarativePluginSchema = z.strictObject({
   rejected: z.array(regex).optional(),
   transient: z.array(regex).optional(),
 });
-
-/** A plugin from data read from outside (a JSON file): the plugin, or one line per problem, by field. */
-export function parsePlugin(json: unknown): { plugin: AgentPlugin } | { problems: string[] } {
-  const parsed = DeclarativePluginSchema.safeParse(json);
-  if (!parsed.success) {
-    return { problems: parsed.error.issues.map((issue) => `field ${issue.path.join(".") || "(top level)"}: ${issue.message}`) };
-  }
-  try {
-    return { plugin: definePlugin(parsed.data) };
-  } catch (error) {
-    if (error instanceof PluginError) return { problems: [`field ${error.field}: ${error.reason}`] };
-    throw error;
-  }
-}
