@@ -7,7 +7,7 @@
 export { replay, type ReplayOptions, type ReplayResult } from "./replay/replay.js";
 export { openSource, FORMATS, type Chunk, type Format, type Source } from "./replay/sources.js";
 export { explain } from "./explain/explain.js";
-export { Explainer, type Refusal, type TraceEvent } from "./explain/trace.js";
+export { Explainer, type Refusal, type TraceEvent } from "./engine/trace.js";
 export { formatTrace } from "./explain/format.js";
 
 // Plugins: the built-in registry (`plugins.agents.amp`, `plugins.pluginNamed("claude")`,

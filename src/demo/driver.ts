@@ -1,4 +1,4 @@
-import { cleanText } from "../capture/clean.js";
+import { cleanText } from "../engine/capture/clean.js";
 import { spawnAgent, type AgentPty } from "../pty/host.js";
 
 export interface DriverOptions {

@@ -1,6 +1,6 @@
 import { replay, type ReplayOptions, type ReplayResult } from "../replay/replay.js";
 import type { Source } from "../replay/sources.js";
-import type { TraceEvent } from "./trace.js";
+import type { TraceEvent } from "../engine/trace.js";
 
 /**
  * `sessionpin explain` as a call: the replay's result and every line a rule looked at, in order.

@@ -1,4 +1,4 @@
-import type { TraceEvent } from "./trace.js";
+import type { TraceEvent } from "../engine/trace.js";
 
 const BOLD = "\x1b[1m";
 const GREEN = "\x1b[32m";

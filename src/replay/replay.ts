@@ -1,10 +1,10 @@
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
-import { Extractor } from "../agents/extract.js";
+import { Extractor } from "../engine/extract.js";
 import type { AgentPlugin } from "../agents/types.js";
-import type { Line } from "../capture/line.js";
-import { Capture } from "../capture/pipeline.js";
-import { Explainer, type TraceEvent } from "../explain/trace.js";
+import type { Line } from "../engine/capture/line.js";
+import { Capture } from "../engine/capture/pipeline.js";
+import { Explainer, type TraceEvent } from "../engine/trace.js";
 import { readInParallel } from "./fast/parallel.js";
 import type { Source } from "./sources.js";
 

@@ -1,9 +1,9 @@
 import type { Clock, Timer } from "../clock.js";
-import type { Line } from "../capture/line.js";
-import { Capture } from "../capture/pipeline.js";
-import type { Extractor } from "../agents/extract.js";
-import type { Verdict } from "../agents/match.js";
-import type { PinEvent, Pinned } from "../agents/tracker.js";
+import type { Line } from "../engine/capture/line.js";
+import { Capture } from "../engine/capture/pipeline.js";
+import type { Extractor } from "../engine/extract.js";
+import type { Verdict } from "../engine/match.js";
+import type { PinEvent, Pinned } from "../engine/tracker.js";
 import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
 import { spawnAgent, type AgentPty, type ExitStatus, type SpawnOptions } from "../pty/host.js";
@@ -12,10 +12,10 @@ import type { OuterTerminal } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
 import { QuietTrigger, typePrompt } from "./prompt.js";
 import { Sinks, type OutputSink } from "./sinks.js";
-import { StoreWatch } from "./store-watch.js";
+import { StoreWatch } from "../engine/store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
-import { Explainer } from "../explain/trace.js";
+import { Explainer } from "../engine/trace.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;

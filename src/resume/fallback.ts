@@ -1,4 +1,4 @@
-import { matchesAny } from "../agents/match.js";
+import { matchesAny } from "../engine/match.js";
 import type { AgentPlugin } from "../agents/types.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { PinEvent } from "../agents/tracker.js";
+import type { PinEvent } from "../engine/tracker.js";
 import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
 import { POINTER_VERSION } from "../pointer/version.js";

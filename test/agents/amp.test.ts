@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
-import { judgeLine } from "../../src/agents/match.js";
+import { judgeLine } from "../../src/engine/match.js";
 
 const ID = "T-019c479a-39cc-72af-a2d1-65a965c076ec";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { auggie } from "../../src/agents/auggie.js";
-import { Extractor } from "../../src/agents/extract.js";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
-import { captureAll } from "../../src/capture/pipeline.js";
+import { Extractor } from "../../src/engine/extract.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
+import { captureAll } from "../../src/engine/capture/pipeline.js";
 
 const ID = "2d7f4c1e-8a3b-4f69-9e02-5b1c7d3a6f84";
 

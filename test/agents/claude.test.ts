@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { claude } from "../../src/agents/claude.js";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
 
 const ID = "9ca906aa-a771-42ef-bd10-d5a75d7b5502";
 const FRESH = "4b2d8e6f-1a3c-4e5b-9d7f-0c2e4a6b8d1f";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { copilot } from "../../src/agents/copilot.js";
-import { Extractor } from "../../src/agents/extract.js";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
-import { SessionTracker } from "../../src/agents/tracker.js";
-import { captureAll } from "../../src/capture/pipeline.js";
+import { Extractor } from "../../src/engine/extract.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
+import { SessionTracker } from "../../src/engine/tracker.js";
+import { captureAll } from "../../src/engine/capture/pipeline.js";
 
 const ID = "4fe844d2-7ac7-4fb8-98fa-f2efd092a0c7";
 const OTHER = "d5c83334-48c4-40cb-941e-c6ade6ee8c8a";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cursor } from "../../src/agents/cursor.js";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { pluginForCommand } from "../../src/agents/registry.js";
 
 const ID = "e22f36ab-002e-4067-8a49-f6b5ccc38b24";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { definePlugin, PluginError } from "../../src/agents/declarative.js";
 import { parsePlugin } from "../../src/agents/user/parse.js";
 import { loadUserPlugins } from "../../src/agents/user/load.js";
-import { judgeLine } from "../../src/agents/match.js";
+import { judgeLine } from "../../src/engine/match.js";
 
 const base = { name: "acme", names: ["acme"], grammar: "acme-[0-9a-f]{8}", resume: ["{args}", "--resume", "{id}"] };
 

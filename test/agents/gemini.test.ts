@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Extractor } from "../../src/agents/extract.js";
+import { Extractor } from "../../src/engine/extract.js";
 import { gemini } from "../../src/agents/gemini.js";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
-import { captureAll } from "../../src/capture/pipeline.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
+import { captureAll } from "../../src/engine/capture/pipeline.js";
 
 const ID = "d5c83334-48c4-40cb-941e-c6ade6ee8c8a";
 const FRESH = "9ca906aa-a771-42ef-bd10-d5a75d7b5502";

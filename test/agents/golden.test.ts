@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Extractor } from "../../src/agents/extract.js";
+import { Extractor } from "../../src/engine/extract.js";
 import { agents } from "../../src/agents/registry.js";
-import { captureAll } from "../../src/capture/pipeline.js";
+import { captureAll } from "../../src/engine/capture/pipeline.js";
 
 /**
  * One loop over fixtures/<agent>/<case>/: the recorded output (input.*) through the real capture

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { goose } from "../../src/agents/goose.js";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
 
 const ID = "20260222_9";
 const FRESH = "6f1d2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Extractor } from "../../src/agents/extract.js";
+import { Extractor } from "../../src/engine/extract.js";
 import { kiro } from "../../src/agents/kiro.js";
-import { matchesAny } from "../../src/agents/match.js";
-import { captureAll } from "../../src/capture/pipeline.js";
+import { matchesAny } from "../../src/engine/match.js";
+import { captureAll } from "../../src/engine/capture/pipeline.js";
 
 const ID = "f2946a26-3735-4b08-8d05-c928010302d5";
 const OTHER = "b7e4a1c9-2d6f-4e38-9a05-c3f8d1e62b74";

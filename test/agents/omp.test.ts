@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { judgeLine, matchesAny, type Verdict } from "../../src/agents/match.js";
+import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
 import { omp, ompSessionDir } from "../../src/agents/omp.js";
 
 const ID = "019f3d10-5a2e-7c41-b8f3-6d0e9a2c7b15";

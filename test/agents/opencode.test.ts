@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Extractor } from "../../src/agents/extract.js";
-import { judgeLine, matchesAny, type Verdict } from "../../src/agents/match.js";
+import { Extractor } from "../../src/engine/extract.js";
+import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
 import { opencode } from "../../src/agents/opencode.js";
 
 const ID = "ses_494719016ffe85dkDMj0FPRbHK";

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureAll } from "../../src/capture/pipeline.js";
+import { captureAll } from "../../src/engine/capture/pipeline.js";
 import { Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, UUID, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 

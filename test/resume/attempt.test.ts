@@ -3,9 +3,9 @@
  * Real-PTY behaviour (bytes, signals, exit codes through a terminal) is proven in test/e2e.
  */
 import { describe, expect, it } from "vitest";
-import { Extractor } from "../../src/agents/extract.js";
+import { Extractor } from "../../src/engine/extract.js";
 import { claude } from "../../src/agents/claude.js";
-import { SessionTracker, type PinEvent } from "../../src/agents/tracker.js";
+import { SessionTracker, type PinEvent } from "../../src/engine/tracker.js";
 import type { Logger } from "../../src/log/logger.js";
 import { runAttempt, type AttemptOptions } from "../../src/resume/attempt.js";
 import { ManualClock } from "../helpers/clock.js";

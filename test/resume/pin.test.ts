@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { fileLogger } from "../../src/log/logger.js";
 import { HISTORY_LIMIT, PointerPin } from "../../src/resume/pin.js";
-import type { Pinned } from "../../src/agents/tracker.js";
+import type { Pinned } from "../../src/engine/tracker.js";
 
 let dir = "";
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

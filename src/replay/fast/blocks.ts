@@ -1,7 +1,7 @@
-import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../../agents/relevance.js";
-import type { Pinned } from "../../agents/tracker.js";
+import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../../engine/relevance.js";
+import type { Pinned } from "../../engine/tracker.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "./control-scan.js";
-import { LineSplitter, type RawLine } from "../../capture/lines.js";
+import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
 import { RANGE_READ_BYTES } from "../ranges.js";
 
 /**

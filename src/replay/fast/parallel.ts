@@ -1,9 +1,9 @@
 import { closeSync, openSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import type { Extractor } from "../../agents/extract.js";
-import { PinCheck, relevanceRules } from "../../agents/relevance.js";
-import type { Line } from "../../capture/line.js";
-import { Capture } from "../../capture/pipeline.js";
+import type { Extractor } from "../../engine/extract.js";
+import { PinCheck, relevanceRules } from "../../engine/relevance.js";
+import type { Line } from "../../engine/capture/line.js";
+import { Capture } from "../../engine/capture/pipeline.js";
 import { canSkip, type Block } from "./blocks.js";
 import { RANGE_READ_BYTES, rangeChunks, stretchStarts } from "../ranges.js";
 import { timerTurns } from "../turns.js";

@@ -1,5 +1,5 @@
 import { closeSync, openSync } from "node:fs";
-import type { RelevanceRules } from "../../agents/relevance.js";
+import type { RelevanceRules } from "../../engine/relevance.js";
 import { BlockScanner, type Block } from "./blocks.js";
 import { rangeChunks } from "../ranges.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAYBE_CONTROL_BYTES } from "../../../src/capture/clean.js";
+import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../../../src/replay/fast/control-scan.js";
 import { seeded } from "../../helpers/random.js";
 

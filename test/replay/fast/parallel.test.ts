@@ -2,12 +2,12 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Extractor } from "../../../src/agents/extract.js";
+import { Extractor } from "../../../src/engine/extract.js";
 import { agents } from "../../../src/agents/registry.js";
-import { relevanceRules } from "../../../src/agents/relevance.js";
+import { relevanceRules } from "../../../src/engine/relevance.js";
 import type { AgentPlugin } from "../../../src/agents/types.js";
-import type { Line } from "../../../src/capture/line.js";
-import { Capture } from "../../../src/capture/pipeline.js";
+import type { Line } from "../../../src/engine/capture/line.js";
+import { Capture } from "../../../src/engine/capture/pipeline.js";
 import { BlockScanner, type Block } from "../../../src/replay/fast/blocks.js";
 import { readBlocks, RangeReader, type StretchScan } from "../../../src/replay/fast/parallel.js";
 import { rangeChunks, stretchStarts } from "../../../src/replay/ranges.js";

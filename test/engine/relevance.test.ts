@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { definePlugin } from "../../src/agents/declarative.js";
-import { Extractor } from "../../src/agents/extract.js";
+import { Extractor } from "../../src/engine/extract.js";
 import { agents } from "../../src/agents/registry.js";
 import type { AgentPlugin } from "../../src/agents/types.js";
-import { Capture } from "../../src/capture/pipeline.js";
+import { Capture } from "../../src/engine/capture/pipeline.js";
 import { randomChunks, seeded } from "../helpers/random.js";
 
 /**

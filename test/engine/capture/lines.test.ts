@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LineSplitter } from "../../src/capture/lines.js";
-import { seeded } from "../helpers/random.js";
+import { LineSplitter } from "../../../src/engine/capture/lines.js";
+import { seeded } from "../../helpers/random.js";
 
 // The definition of a line break as one regex, which the splitter's indexOf search must agree with.
 const LINE_BREAK = /\r*\n|\r+(?!\r|$)|\x1b\[[0-9;]*[ABEFHdf]|\x1b[DEM]/g;

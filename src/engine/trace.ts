@@ -1,7 +1,7 @@
-import type { Line } from "../capture/line.js";
-import type { Extractor } from "../agents/extract.js";
-import { judgeLine, type Verdict } from "../agents/match.js";
-import type { PinEvent } from "../agents/tracker.js";
+import type { Line } from "./capture/line.js";
+import type { Extractor } from "./extract.js";
+import { judgeLine, type Verdict } from "./match.js";
+import type { PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 
 /** Why a line gave no ID: the outcomes `explain` shows and `run --trace` writes. */

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { captureAll } from "../../src/capture/pipeline.js";
-import { randomChunks, seeded } from "../helpers/random.js";
+import { captureAll } from "../../../src/engine/capture/pipeline.js";
+import { randomChunks, seeded } from "../../helpers/random.js";
 
-const FIXTURES = join(import.meta.dirname, "../../fixtures");
+const FIXTURES = join(import.meta.dirname, "../../../fixtures");
 
 function fixtureInputs(): string[] {
   return readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })

@@ -1,8 +1,8 @@
-import type { Line } from "../capture/line.js";
+import type { Line } from "./capture/line.js";
 import { judgeLine, type RowBefore, type Verdict } from "./match.js";
 import { relevance, type Relevance } from "./relevance.js";
 import { SessionTracker, type PinEvent } from "./tracker.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin } from "../agents/types.js";
 
 /** One plugin's rules plus the tracker: what `run` and replay feed every captured line to. */
 export class Extractor {

@@ -1,7 +1,7 @@
-import { bytesNeedCleaning } from "../capture/clean.js";
-import { asBytes } from "../capture/lines.js";
+import { bytesNeedCleaning } from "./capture/clean.js";
+import { asBytes } from "./capture/lines.js";
 import type { Pinned } from "./tracker.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin } from "../agents/types.js";
 
 /**
  * Whether judging a line could change what the tracker holds, from the line's raw bytes (a latin1

@@ -1,6 +1,6 @@
-import { valueAt } from "../capture/json.js";
-import type { Line } from "../capture/line.js";
-import type { AgentPlugin, IdState, JsonRule, TextRule } from "./types.js";
+import { valueAt } from "./capture/json.js";
+import type { Line } from "./capture/line.js";
+import type { AgentPlugin, IdState, JsonRule, TextRule } from "../agents/types.js";
 
 /** Why a rule that looked at a line took nothing from it. */
 export type Refusal = "grammar" | "not-a-string";

@@ -1,9 +1,9 @@
 import { closeSync, openSync, readFileSync, readSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
-import { valueAt } from "../capture/json.js";
-import type { Verdict } from "../agents/match.js";
-import type { Pinned } from "../agents/tracker.js";
+import { valueAt } from "./capture/json.js";
+import type { Verdict } from "./match.js";
+import type { Pinned } from "./tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
 
 const POLL_MS = 500;

@@ -1,4 +1,4 @@
-import type { IdState } from "./types.js";
+import type { IdState } from "../agents/types.js";
 import type { Verdict } from "./match.js";
 
 export interface Pinned {
