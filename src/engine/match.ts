@@ -85,7 +85,7 @@ function judgeField(
   if (typeof value !== "string") {
     return [{ kind: "refused", rule: rule.name, reason: "not-a-string", value: JSON.stringify(value) }];
   }
-  return [judgeValue(grammar, rule.name, rule.state, value)];
+  return [judgeId(grammar, rule.name, rule.state, value)];
 }
 
 function judgeText(
@@ -100,7 +100,7 @@ function judgeText(
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     if (match[0] === "") pattern.lastIndex++;
     const value = match.groups?.["id"];
-    if (value !== undefined && keep(match.index, match.index + match[0].length)) verdicts.push(judgeValue(grammar, rule.name, rule.state, value));
+    if (value !== undefined && keep(match.index, match.index + match[0].length)) verdicts.push(judgeId(grammar, rule.name, rule.state, value));
   }
   return verdicts;
 }
@@ -118,7 +118,12 @@ function globalOf(pattern: RegExp): RegExp {
   return global;
 }
 
-function judgeValue(grammar: RegExp, rule: string, state: IdState, value: string): Verdict {
+/**
+ * The one grammar check, for an ID from any source: a line of output, the session store, the
+ * pid file, the up-front command or sessionpin's own choice. A value outside the agent's
+ * grammar is refused, whatever brought it.
+ */
+export function judgeId(grammar: RegExp, rule: string, state: IdState, value: string): Verdict {
   return grammar.test(value)
     ? { kind: "taken", rule, id: value, state }
     : { kind: "refused", rule, reason: "grammar", value };

@@ -2,9 +2,9 @@ import { closeSync, openSync, readFileSync, readSync, readdirSync } from "node:f
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
 import { valueAt } from "./capture/json.js";
-import type { Verdict } from "./match.js";
+import { judgeId, type Verdict } from "./match.js";
 import type { Pinned } from "./tracker.js";
-import type { AgentPlugin, RunContext } from "../agents/types.js";
+import type { AgentPlugin, IdState, RunContext } from "../agents/types.js";
 
 const POLL_MS = 500;
 const HEAD_BYTES = 64 * 1024;
@@ -53,7 +53,7 @@ export class StoreWatch {
     const { pidFile } = this.plugin;
     if (pidFile !== undefined) {
       const id = valueAt(readJson(pidFile.path(pid, this.context)) ?? {}, pidFile.field);
-      if (typeof id === "string") this.#offer({ kind: "taken", rule: pidFile.rule, id, state: "provisional" });
+      if (typeof id === "string") this.#offer(pidFile.rule, "provisional", id);
     }
     for (const entry of this.#entries()) this.#judgeEntry(entry);
   }
@@ -77,11 +77,12 @@ export class StoreWatch {
     // Not (yet) this folder's session: looked at again on the next poll, once it has content.
     if (store.belongs !== undefined && !store.belongs(head, this.context)) return;
     this.#reported.add(entry.path);
-    this.#offer({ kind: "taken", rule: store.rule, id, state: "confirmed" });
+    this.#offer(store.rule, "confirmed", id);
   }
 
-  #offer(verdict: Verdict & { kind: "taken" }): void {
-    if (this.plugin.grammar.test(verdict.id)) this.report(verdict);
+  #offer(rule: string, state: IdState, id: string): void {
+    const verdict = judgeId(this.plugin.grammar, rule, state, id);
+    if (verdict.kind === "taken") this.report(verdict);
   }
 }
 

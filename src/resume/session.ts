@@ -6,6 +6,7 @@ import type { Clock } from "../clock.js";
 import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
+import { judgeId } from "../engine/match.js";
 import { SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { acquireLock, type LockResult } from "../pointer/lock.js";
@@ -147,7 +148,7 @@ async function attempt(
   let args = plan.args;
   if (plan.chosen !== undefined) {
     // Named by sessionpin, but nothing exists to resume until the agent has saved a turn.
-    const event = tracker.observe({ kind: "taken", rule: "chosen-up-front", id: plan.chosen, state: "provisional" });
+    const event = tracker.observe(judgeId(plugin.grammar, "chosen-up-front", "provisional", plan.chosen));
     if (event !== undefined) pin.apply(event);
   }
   if (plan.upfront !== undefined && plugin.upfront !== undefined) {
@@ -155,10 +156,8 @@ async function attempt(
     base.relay.attach(() => abort.abort());
     const created = await runUpfront(o.command, plan.upfront.args, plugin.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
     base.relay.detach();
-    const verdict = "id" in created && plugin.grammar.test(created.id)
-      ? ({ kind: "taken", rule: plugin.upfront.rule, id: created.id, state: "confirmed" } as const)
-      : undefined;
-    if (verdict !== undefined) {
+    const verdict = "id" in created ? judgeId(plugin.grammar, plugin.upfront.rule, "confirmed", created.id) : undefined;
+    if (verdict?.kind === "taken") {
       const event = tracker.observe(verdict);
       if (event !== undefined) pin.apply(event);
       args = plan.upfront.launch(verdict.id);
