@@ -32,7 +32,7 @@ if [ -z "${AGENTAPI_STATE_FILE:-}" ]; then
   export SESSIONPIN_POINTER="${SESSIONPIN_POINTER:-$module_dir/sessionpin-$name.json}"
 fi
 
-# Runs nothing; prints {"mode":"cold"|"warm","agent":…,"id":…,"argv":[…],"pointer":…}.
+# Runs nothing; prints {"mode":"cold"|"warm"|"unpinned"|"refused","agent":…,"id":…,"argv":[…],…}.
 plan="$(sessionpin plan -- "${agent[@]}")"
 echo "sessionpin plan: $plan"
 
@@ -40,7 +40,7 @@ initial=() # for agentapi: --initial-prompt
 typed=()   # for sessionpin run: --prompt-file
 if [ -n "$prompt" ] && [ "${ARG_PROMPT_VIA:-sessionpin}" = agentapi ]; then
   # A warm start resumes a session that already holds the prompt: never send it twice.
-  case "$plan" in '{"mode":"cold"'*) initial=(--initial-prompt "$prompt") ;; esac
+  case "$plan" in '{"mode":"cold"'* | '{"mode":"unpinned"'*) initial=(--initial-prompt "$prompt") ;; esac
 elif [ -n "$prompt" ]; then
   (umask 077 && printf '%s' "$prompt" > "$module_dir/prompt.txt")
   typed=(--prompt-file "$module_dir/prompt.txt")

@@ -7,7 +7,7 @@ import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readProm
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
 Runs nothing. Prints what \`sessionpin run\` would do, as one JSON object, decided by the same code:
-{"mode":"cold"|"warm"|"unpinned"|"refused","agent":…,"id":…|null,"reason":…,"pointer":…,
+{"mode":"cold"|"warm"|"unpinned"|"refused","agent":…,"pointer":…,"id":…|null,"reason":…,
  "argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
  "deliver":{"via":"pty"|"argv"|"none","message":"prompt"|"resume-prompt"|null},"chosen":…?,"setsAside":…?}
 With an up-front step (Amp's \`threads new\`), the launch resumes the ID it prints: "{id}" in argv
@@ -45,7 +45,9 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
       cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUUID, pointerPath: pointer,
       explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     });
-  process.stdout.write(`${JSON.stringify({ agent: plugin.name, pointer, ...described(executable, decision) })}\n`);
+  // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
+  const { mode, ...rest } = described(executable, decision);
+  process.stdout.write(`${JSON.stringify({ mode, agent: plugin.name, pointer, ...rest })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
 }
 
