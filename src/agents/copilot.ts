@@ -70,6 +70,9 @@ export const copilot: AgentPlugin = {
     transient: [
       // 1.0.102 without a provider or a GitHub login: `Error: No authentication information found.`, exit 1.
       "No authentication information found",
+      // 1.0.102 with COPILOT_OFFLINE=true and no COPILOT_PROVIDER_BASE_URL, after `Resuming session…`
+      // (TUI and -p): `Offline mode requires a local model provider. Set COPILOT_PROVIDER_BASE_URL …`, exit 1.
+      "Offline mode requires a local model provider",
       // 1.0.102, provider at a closed port (-p, after ~23 s of "Response was interrupted due to a
       // server error. Retrying..."): `Could not connect to local model provider at <url>.`, exit 1.
       "Could not connect to (?:local )?model provider",

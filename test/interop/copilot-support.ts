@@ -19,7 +19,9 @@ export function copilotEnv(baseUrl: string): NodeJS.ProcessEnv {
   return {
     COPILOT_OFFLINE: "true",
     COPILOT_PROVIDER_BASE_URL: baseUrl,
-    COPILOT_PROVIDER_API_KEY: "x",
+    // Copilot masks the key's value wherever it prints it: with "x", `exitCode` came out as
+    // `e******itCode` in its JSON output.
+    COPILOT_PROVIDER_API_KEY: "sk-interop-fake-key",
     COPILOT_MODEL: "gpt-4.1",
     COPILOT_AUTO_UPDATE: "false",
   };
