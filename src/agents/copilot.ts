@@ -59,9 +59,11 @@ export const copilot: AgentPlugin = {
       //     █ ▘▝ █   Tokens     ↑ 12 • ↓ 6
       //      ▔▔▔▔    Resume     copilot
       //              --resume=29059275-d263-48ba-babc-19d0a8d14e76
-      // Anchored on the row's layout: the `Resume` label, the padding of the label column, and the
-      // ID ending the row. Chat text that quotes `copilot --resume=<uuid>` has no such label.
-      { name: "exit-hint", pattern: `(?:^|\\s)Resume {2,}copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
+      // Anchored on the row's layout: nothing before the `Resume` label but the logo (its glyphs
+      // change with the row: without a Tokens row, Resume is beside `█ ▘▝ █`), the padding of the
+      // label column, and the ID ending the row. Chat text that quotes `copilot --resume=<uuid>` is
+      // not taken, nor is a user's message shaped like the row (the TUI shows it after `❯ `).
+      { name: "exit-hint", pattern: `^[\\s╭╮╰╯─█▘▝▔]*Resume {2,}copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
     ],
     resume: ["{args}", "--resume={id}"],
     // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377);

@@ -99,10 +99,15 @@ describe("copilot rules", () => {
     expect(await pinnedFrom(`  \u2588 \u2598\u259d \u2588   Tokens     \u2191 12 \u2022 \u2193 6\r\n${tui}`, 67)).toMatchObject({ id: ID, rule: "exit-hint", state: "provisional" });
     // `copilot -p …` in text mode (no logo).
     expect(await pinnedFrom(`Changes    +0 -0\r\nDuration   0s\r\nResume     copilot --resume=${ID}\r\n`)).toMatchObject({ id: ID, rule: "exit-hint" });
+    // No Tokens row (no turn answered): Resume is the logo's third row.
+    expect(await pinnedFrom(`  \u2588 \u2598\u259d \u2588   Resume     copilot\r\n           --resume=${ID}\r\n`, 67)).toMatchObject({ id: ID, rule: "exit-hint" });
     // Chat text quoting the command, without the table's label column, is not taken.
     expect(await pinnedFrom(`> run copilot --resume=${OTHER} later\r\n  copilot --resume=${OTHER}\r\n`)).toBeUndefined();
     expect(await pinnedFrom(`Resume copilot --resume=${OTHER}\r\n`)).toBeUndefined();
     expect(await pinnedFrom(`  Resume     copilot --resume=${OTHER} to go on\r\n`)).toBeUndefined();
+    // A user's message shaped like the row, as the TUI echoes it, and an answer quoting it.
+    expect(await pinnedFrom(`\u276f Resume     copilot --resume=${OTHER}\r\n`)).toBeUndefined();
+    expect(await pinnedFrom(`\u25cf Resume     copilot --resume=${OTHER}\r\n`)).toBeUndefined();
     // The old guess of the label is not the table.
     expect(await pinnedFrom(`Resume this session with:\r\n  copilot --resume=${OTHER}\r\n`)).toBeUndefined();
     expect(await pinnedFrom(`Resume     copilot --resume=auth-refactor\r\n`)).toBeUndefined();
