@@ -112,8 +112,9 @@ export const copilot: AgentPlugin = {
     name: new RegExp(`^(?<id>${UUID})$`),
     wholeId: true,
     inner: "events.jsonl",
-    // One store for every folder. 1.0.102 writes `<uuid>/events.jsonl` when the session starts
-    // (the TUI before any message), and its first line is
+    // One store for every folder. 1.0.102 makes `<uuid>/` when the session starts (the TUI before
+    // any message; also after /clear) and writes `events.jsonl` into it soon after (not always by
+    // the first poll; `belongs` is asked again), whose first line is
     //   {"type":"session.start","data":{"sessionId":…,"context":{"cwd":"/the/cwd"},…},…}
     // so a session that appears while Copilot runs is this cwd's when that cwd is ours.
     belongs(head, context) {
