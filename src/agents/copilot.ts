@@ -1,17 +1,20 @@
 import { join } from "node:path";
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec } from "./argv.js";
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
 /**
- * GitHub Copilot CLI. Facts from ../shared/agents.md, GitHub's "Copilot CLI command reference"
- * (docs.github.com) and github/copilot-cli issues #3377, #3406, #4107 and #829.
+ * GitHub Copilot CLI. Facts seen from the real `@github/copilot` 1.0.102 (test/interop/copilot.interop.ts,
+ * fixtures/copilot/README.md), the rest from GitHub's "Copilot CLI command reference" and
+ * github/copilot-cli issues #3377, #3406 and #829.
  */
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 // The task prompt: `-p` runs it and exits, `-i` opens the TUI and runs it.
 const PROMPT = ["-p", "--prompt", "-i", "--interactive"];
+// `-p` alone: the one-shot mode, which a warm start keeps (see warmArgs).
+const ONE_SHOT = ["-p", "--prompt"];
 // Options that pick or start a session; a warm start replaces them with `--resume=<id>`.
 // `--name` and `--worktree` conflict with `--resume` (issue #3406, command reference).
 const SESSION = ["-r", "--resume", "--continue", "--session-id", "--name", "-n", "-w", "--worktree"];
@@ -23,9 +26,15 @@ const ARGV: ArgvSpec = {
     "--enable-mcp-server", "--excluded-tools", "--extension-sdk-path", "--log-dir", "--log-level",
     "--max-ai-credits", "--max-autopilot-continues", "--mode", "--model", "--output-format",
     "--plugin-dir", "--secret-env-vars", "--stream", "--add-github-mcp-tool", "--add-github-mcp-toolset",
+    "--auto-tier", "--mcp-github-auth", "--usage-output-file", "--environment-host", "--environment-compute-id",
+    "--dynamic-retrieval",
   ],
-  optionalValues: ["-r", "--resume", "--connect", "-w", "--worktree", "--mouse", "--share"],
+  optionalValues: ["-r", "--resume", "--connect", "-w", "--worktree", "--mouse", "--share", "--bash-env"],
 };
+
+// An empty `-p ""` on a warm start of a one-shot run: the slot `--resume-prompt` fills (coldArgs).
+// Copilot 1.0.102 treats an empty -p as no -p (in a terminal it opens the TUI on the session).
+const isEmptyPrompt = (token: Token): boolean => token.kind === "option" && ONE_SHOT.includes(token.name) && token.value === "";
 
 export const copilot: AgentPlugin = {
   ...definePlugin({
@@ -34,25 +43,46 @@ export const copilot: AgentPlugin = {
     // Names are accepted by `--resume` too, but only a UUID is pinned.
     grammar: UUID,
     json: [
-      // `copilot -p … --output-format json`: the first line is {"type":"session.start","data":{"sessionId":…}}.
-      { name: "session-start", field: "data.sessionId", when: { type: ["session.start"] }, state: "provisional" },
-      // The terminal `result` event (issue #4107) ends a completed run; its `sessionId` field is
-      // (unverified): if it is named otherwise this rule never fires and the store confirms instead.
+      // `copilot -p … --output-format json` (1.0.102) prints no `session.start` on stdout (that
+      // event is only the first line of session-state/<uuid>/events.jsonl): the stream starts with
+      // `session.skills_loaded`, and only its last line, {"type":"result","sessionId":…,"exitCode":…},
+      // names the session. Copilot prints it after a failed turn too (exitCode 1, HTTP 401), and the
+      // session is on disk by then: confirmed.
       { name: "result", field: "sessionId", when: { type: ["result"] }, state: "confirmed" },
     ],
     text: [
-      // The TUI on exit (the -p text summary carries the same command; its label is unverified):
-      //   Resume this session with:
-      //     copilot --resume=4fe844d2-7ac7-4fb8-98fa-f2efd092a0c7
-      // Anchored on the label: chat text quoting a `copilot --resume=…` command is not taken. The
-      // two rows are matched as one (blank rows between them are skipped), as is a row wrapped at 67.
-      { name: "exit-hint", pattern: `Resume this session with:\\s*copilot --resume=(?<id>${UUID})`, state: "provisional" },
+      // The usage table Copilot 1.0.102 prints on exit: the TUI after SIGINT or /exit (the logo
+      // beside it), and `-p` in text mode (no logo). At agentapi's 67 columns the TUI wraps the
+      // command after `copilot`; the core joins the two rows with a space:
+      //     ╭─╮╭─╮   Changes    +0 -0
+      //     ╰─╯╰─╯   Duration   4s
+      //     █ ▘▝ █   Tokens     ↑ 12 • ↓ 6
+      //      ▔▔▔▔    Resume     copilot
+      //              --resume=29059275-d263-48ba-babc-19d0a8d14e76
+      // Anchored on the row's layout: nothing before the `Resume` label but the logo (its glyphs
+      // change with the row: without a Tokens row, Resume is beside `█ ▘▝ █`), the padding of the
+      // label column, and the ID ending the row. Chat text that quotes `copilot --resume=<uuid>` is
+      // not taken, nor is a user's message shaped like the row (the TUI shows it after `❯ `).
+      { name: "exit-hint", pattern: `^[\\s╭╮╰╯─█▘▝▔]*Resume {2,}copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
     ],
     resume: ["{args}", "--resume={id}"],
-    // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377).
+    // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377);
+    // 1.0.102, in the TUI and with -p: `Error: No session, task, or name matched '<id>'.`, exit 1.
     rejected: ["No session, task, or name matched"],
-    // An expired or missing login says nothing about the session (issue #829).
-    transient: ["you may need to run /login"],
+    transient: [
+      // 1.0.102 without a provider or a GitHub login: `Error: No authentication information found.`, exit 1.
+      "No authentication information found",
+      // 1.0.102 with COPILOT_OFFLINE=true and no COPILOT_PROVIDER_BASE_URL, after `Resuming session…`
+      // (TUI and -p): `Offline mode requires a local model provider. Set COPILOT_PROVIDER_BASE_URL …`, exit 1.
+      "Offline mode requires a local model provider",
+      // 1.0.102, provider at a closed port (-p, after ~23 s of "Response was interrupted due to a
+      // server error. Retrying..."): `Could not connect to local model provider at <url>.`, exit 1.
+      "Could not connect to (?:local )?model provider",
+      // 1.0.102, provider answering 401: `Authentication failed with provider at <url> (HTTP 401).`, exit 1.
+      "Authentication failed with provider",
+      // An expired or missing GitHub login says nothing about the session (issue #829; not seen offline).
+      "you may need to run /login",
+    ],
   }),
 
   passthrough(args) {
@@ -64,9 +94,9 @@ export const copilot: AgentPlugin = {
     return undefined;
   },
 
-  // `--session-id <uuid>` (Copilot >= 1.0.51, command reference) creates a new session with that
-  // exact ID, so no parsing is needed. Builds before 1.0.51 lack the option (they would reject
-  // it as unknown); Copilot updates itself by default (`--no-auto-update` opts out).
+  // `--session-id <uuid>` creates a new session with that exact ID; 1.0.102 takes it in the TUI
+  // and with -p alike (and the JSON `result` and session-state/<uuid>/ then carry it). Builds
+  // before 1.0.51 lack the option; COPILOT_AUTO_UPDATE=false / --no-auto-update pin a build.
   chooseId(args, fresh) {
     const tokens = tokenize(args, ARGV);
     const own = optionValue(tokens, ["--session-id"]);
@@ -81,20 +111,45 @@ export const copilot: AgentPlugin = {
     where: (context) => [{ dir: join(context.env["COPILOT_HOME"] ?? join(context.home, ".copilot"), "session-state"), depth: 0 }],
     name: new RegExp(`^(?<id>${UUID})$`),
     wholeId: true,
-    // The store is shared by every folder and each entry is a folder (`<uuid>/events.jsonl`),
-    // so the entry's own first line says nothing about its cwd: this store only confirms.
-    belongs: () => false,
+    inner: "events.jsonl",
+    // One store for every folder. 1.0.102 makes `<uuid>/` when the session starts (the TUI before
+    // any message; also after /clear) and writes `events.jsonl` into it soon after (not always by
+    // the first poll; `belongs` is asked again), whose first line is
+    //   {"type":"session.start","data":{"sessionId":…,"context":{"cwd":"/the/cwd"},…},…}
+    // so a session that appears while Copilot runs is this cwd's when that cwd is ours.
+    belongs(head, context) {
+      const end = head.indexOf("\n");
+      const first = end < 0 ? head : head.slice(0, end);
+      let event: unknown;
+      try {
+        event = JSON.parse(first);
+      } catch {
+        return false; // cut short, or not Copilot's
+      }
+      if (typeof event !== "object" || event === null) return false;
+      const { type, data } = event as { type?: unknown; data?: { context?: { cwd?: unknown } } };
+      return type === "session.start" && data?.context?.cwd === context.cwd;
+    },
   },
 
-  coldArgs(args) {
+  coldArgs(args, prompt) {
+    const tokens = tokenize(args, ARGV);
+    // A warm start of a one-shot run left an empty `-p ""` for the resume prompt (warmArgs).
+    if (prompt !== undefined && tokens.some(isEmptyPrompt)) {
+      return { args: render(tokens.map((t) => (isEmptyPrompt(t) ? { kind: "option", name: "-p", value: prompt, words: ["-p", prompt] } : t))), promptVia: "argv" };
+    }
     // The command's own -p/-i prompt wins; otherwise the prompt is typed into the TUI.
-    return { args: [...args], promptVia: hasOption(tokenize(args, ARGV), PROMPT) ? "none" : "pty" };
+    return { args: [...args], promptVia: hasOption(tokens, PROMPT) ? "none" : "pty" };
   },
 
   // `copilot [options] --resume=<id>`: without its prompt, and without `--attachment`, which
-  // belongs to that prompt. The `=` form keeps the ID from being read as anything else.
+  // belongs to that prompt. The `=` form keeps the ID from being read as anything else. A
+  // one-shot run (`-p MSG`) keeps `-p ""`: `--resume-prompt` puts its message there, so the
+  // warm start is `copilot -p MSG --resume=<id>` (headless resume, 1.0.102); without one, 1.0.102
+  // takes the empty -p as none and opens the session in the TUI.
   warmArgs(args, id) {
-    const rest = withoutOptions(tokenize(args, ARGV), [...PROMPT, ...SESSION, "--attachment"]);
-    return [...render(rest), `--resume=${id}`];
+    const tokens = tokenize(args, ARGV);
+    const rest = withoutOptions(tokens, [...PROMPT, ...SESSION, "--attachment"]);
+    return [...render(rest), `--resume=${id}`, ...(hasOption(tokens, ONE_SHOT) ? ["-p", ""] : [])];
   },
 };
