@@ -57,7 +57,9 @@ function oneShot(parsed: readonly Token[]): boolean {
 
 /**
  * Where sessions live (0.24.4's Storage): `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else ~/.qwen;
- * then `projects/<cwd with every non-alphanumeric character made "-">/chats/<uuid>.jsonl`.
+ * then `projects/<cwd with every non-alphanumeric character made "-">/chats/<uuid>.jsonl`. (A
+ * `runtimeOutputDir` in its settings.json moves it too; not read here: such runs are captured
+ * from the output and `--session-id` only.)
  */
 const runtimeDir = (context: RunContext): string =>
   context.env["QWEN_RUNTIME_DIR"] || context.env["QWEN_HOME"] || join(context.home, ".qwen");
@@ -77,7 +79,9 @@ const data = definePlugin({
     { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
   ],
   text: [
-    // The TUI on SIGINT (0.24.4, only once the session has a turn), at column 0, two rows:
+    // The TUI on SIGINT (0.24.4, only once this run had a turn), at column 0, two rows. Not
+    // always: qwen relaunches itself twice and SIGINT to the group reaches all three; in about
+    // 1 run in 3 here the screen ended at `Press Ctrl+C again to exit.` without it.
     //   To continue this session, run
     //   qwen --resume 33333333-3333-4444-8555-666666666666
     // After /quit the summary puts both on one row, which 67 columns wrap. Anchored on the
@@ -89,9 +93,11 @@ const data = definePlugin({
   //   No saved session found with ID <id>. Run `qwen --resume` without an ID to choose from existing sessions.
   rejected: ["No saved session found with ID"],
   transient: [
-    // The model API unreachable (closed port) or refusing (401), 0.24.4: `-p` prints
-    // `[API Error: Connection error. (cause: fetch failed)]` / `[API Error: 401 <message>]` and
-    // exits 1; the TUI shows `✕ [API Error: …]` and stays open. Nothing about the session.
+    // The model API unreachable or refusing, 0.24.4: `-p` prints `[API Error: 401 <message>]` at
+    // once, `[API Error: Connection error. (cause: fetch failed)]` at once for a port fetch will
+    // not dial, and `[API Error: Connection error. (cause: connect ECONNREFUSED 127.0.0.1:<port>)]`
+    // for a closed port after ~100 s of retries (5 s, 11 s, … backoff); each exits 1. The TUI
+    // shows `✕ [API Error: …]` and stays open. None says anything about the session.
     "\\[API Error: ",
     // A resumed `-p ""` with nothing on stdin (see warmArgs) prints this and exits 1: the ID
     // was fine. (Qwen inherited the wording, "gemini" included, from Gemini CLI.)
