@@ -21,6 +21,7 @@ const api = fakeApiPerTest(cleanup, () => FakeChat.start());
 const VERSION = pinned("@qwen-code/qwen-code");
 const REMEMBER = "remember the word zebra";
 const ASK = "which word?";
+const YAK = "remember the word yak";
 const NOTED = "FAKE-API: noted the word zebra.";
 const KNOWN = "FAKE-API: the word is zebra.";
 /** Qwen's empty input box (its placeholder). */
@@ -214,5 +215,67 @@ describe(`Qwen Code ${VERSION}`, () => {
     const resumed = api().completions().filter((r) => r.answer === KNOWN);
     expect(resumed).toHaveLength(1);
     expect(userTexts(resumed[0]?.messages ?? []).join("\n")).toContain(REMEMBER);
+  });
+
+  it("interactive: follows /clear to the new session (a new chats/<id>.jsonl) and resumes that one after a restart", { timeout: 120_000 }, async () => {
+    const sb = qwenSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["qwen"])));
+    await answered(cold, NOTED);
+    const first = String(sb.readPointer()["id"]);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "chats/<id>.jsonl to confirm the ID", SLOW);
+    await settled(cold, 2_000, SLOW);
+
+    // 0.24.4's /clear starts a new session; its file appears once it has a turn.
+    cold.sendMessage("/clear");
+    await settled(cold, 2_000, SLOW);
+    cold.sendMessage(YAK);
+    await answered(cold, "FAKE-API: noted the word yak.");
+    const cleared = await waitUntil(() => {
+      const id = String(sb.readPointer()["id"]);
+      return id !== first ? id : undefined;
+    }, "the pointer to follow /clear", SLOW);
+    expect(cleared).toMatch(UUID);
+    expect(qwenSessions(sb, cwdOf(sb))).toEqual([first, cleared].sort());
+    const followed = `qwen now reports ${cleared} instead of ${first}: pointer follows, old ID kept in history`;
+    await waitUntil(() => sb.readLog().includes(followed), "the log line of the follow");
+    // The cleared session starts empty: the zebra turn is not sent with the yak one.
+    expect(turnsBefore(YAK)).toEqual([[YAK]]);
+    await settled(cold, 2_000, SLOW);
+    expect(await stop(cold)).toBe(130);
+    const pointer = sb.readPointer();
+    expect(pointer).toMatchObject({ id: cleared, state: "confirmed" });
+    expect((pointer["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([first]);
+
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["qwen"])));
+    await waitUntil(() => startsIn(sb.readLog()).length > 1, "the warm start");
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["qwen", "--resume", cleared]);
+    await warm.waitFor(READY, SLOW);
+    await settled(warm, 2_000, SLOW);
+    warm.sendMessage(ASK);
+    await answered(warm, "FAKE-API: the word is yak.");
+    expect(turnsBefore(ASK)).toEqual([[YAK, ASK]]);
+    await settled(warm, 2_000, SLOW);
+    expect(await stop(warm)).toBe(130);
+    expect(sb.readPointer()).toMatchObject({ id: cleared });
+  });
+
+  it("interactive warm start while the model API is unreachable: the TUI shows the error and stays; the pointer is kept", { timeout: 120_000 }, async () => {
+    const sb = qwenSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["qwen", "-p", REMEMBER])));
+    expect((await exitOf(cold, SLOW)).exitCode).toBe(0);
+    const id = String(sb.readPointer()["id"]);
+
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["qwen"]), { env: { ...sb.env, OPENAI_BASE_URL: UNREACHABLE } }));
+    await warm.waitFor(READY, SLOW);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["qwen", "--resume", id]);
+    await settled(warm, 2_000, SLOW);
+    warm.sendMessage(ASK);
+    await warm.waitFor(/✕ \[API Error: Connection error\. \(cause: fetch failed\)\]/, SLOW);
+    await settled(warm, 2_000, SLOW);
+    expect(await stop(warm)).toBe(130);
+    expect(startsIn(sb.readLog())).toHaveLength(2);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(api().conversation(ASK)).toEqual([]);
   });
 });
