@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeLine, matchesAny } from "../../src/agents/match.js";
+import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { pluginForCommand } from "../../src/agents/registry.js";
 import { qwen } from "../../src/agents/qwen.js";
 
