@@ -1,0 +1,182 @@
+/**
+ * Real Auggie (`@augmentcode/auggie`) through sessionpin at agentapi's 67x1190, offline against a
+ * fake Augment API (auggie-support.ts). What the fake receives proves continuity: 0.36.0 sends a
+ * session's earlier exchanges in `chat_history` and its ID as `conversation_id`.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { PtyDriver } from "../../src/demo/driver.js";
+import { Cleanup, cwdOf, exitOf, readBeside, sleep, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
+import type { Sandbox } from "../helpers/sandbox.js";
+import { auggieEnv, FakeAugment, settleAuggieOnboarding, typeMessage, type AugmentChat } from "./auggie-support.js";
+import { textOf, userTexts } from "./fake-anthropic.js";
+import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
+
+const cleanup = new Cleanup();
+const api = fakeApiPerTest(cleanup, () => FakeAugment.start());
+
+const VERSION = pinned("@augmentcode/auggie");
+const REMEMBER = "remember the word zebra";
+const ASK = "which word?";
+/** The TUI: `--allow-indexing` skips 0.36.0's indexing confirmation screen. */
+const TUI = ["auggie", "--allow-indexing"];
+const PRINT = ["auggie", "--print", "--output-format", "json"];
+
+function auggieSandbox(tenantURL = api().url): Sandbox {
+  const sb = realSandbox(cleanup, auggieEnv(tenantURL));
+  settleAuggieOnboarding(sb);
+  return sb;
+}
+
+/** The pointer file's fields, or undefined before sessionpin wrote one. */
+const pointerOf = (sb: Sandbox): Record<string, unknown> | undefined => (existsSync(sb.pointer) ? sb.readPointer() : undefined);
+
+const sessionFile = (sb: Sandbox, id: string): string => join(sb.home, ".augment", "sessions", `${id}.json`);
+
+/** agentapi's shutdown: SIGINT to sessionpin, which forwards it to Auggie's process group. */
+async function stop(driver: PtyDriver): Promise<number> {
+  driver.kill("SIGINT");
+  return (await exitOf(driver, WAIT_MS * 2)).exitCode;
+}
+
+/** The TUI's answer row: `● <answer>`. */
+const answered = (driver: PtyDriver, text: string): Promise<RegExpMatchArray> => driver.waitFor(new RegExp(`● ${text.replace(/[.?]/g, "\\$&")}`), WAIT_MS * 4);
+
+/** The user texts of a turn, without agentapi's leading `x` (0.36.0 does not take `\b`). */
+const said = (chat: AugmentChat | undefined): string[] => userTexts(chat?.messages ?? []).map((t) => t.replace(/^x(?=remember|which)/, ""));
+
+/** A cold TUI start with the task; returns the ID the store pinned. */
+async function coldTui(sb: Sandbox, options: readonly string[] = []): Promise<{ driver: PtyDriver; id: string }> {
+  const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, ...options], TUI)));
+  await answered(driver, "FAKE-API: noted the word zebra.");
+  // The session file is written once the first exchange ends, while the TUI runs.
+  const id = await waitUntil(() => (pointerOf(sb)?.["state"] === "confirmed" ? String(pointerOf(sb)?.["id"]) : undefined), "the session file to pin the ID", WAIT_MS * 2);
+  return { driver, id };
+}
+
+describe(`Auggie ${VERSION}`, () => {
+  it("is the pinned version, found on PATH", () => {
+    expect(versionOf(auggieSandbox(), "auggie")).toMatch(new RegExp(`^${VERSION.replace(/\./g, "\\.")} `));
+  });
+
+  it("interactive, agentapi-like: the session file pins the ID while the TUI runs; SIGINT, restart with --resume, and the next message carries the first turns", async () => {
+    const sb = auggieSandbox();
+    const cast = join(sb.dir, "cold.cast");
+    const { driver: cold, id } = await coldTui(sb, ["--record", cast]);
+    expect(id).toMatch(UUID);
+    expect(startsIn(sb.readLog())).toEqual([[...TUI, "--instruction", REMEMBER]]);
+    expect(sb.readPointer()).toMatchObject({ agent: "auggie", id, cwd: cwdOf(sb), state: "confirmed", source: { rule: "session-file" }, history: [] });
+    expect(JSON.parse(readFileSync(sessionFile(sb, id), "utf8"))).toMatchObject({ sessionId: id });
+    const first = api().turns(REMEMBER);
+    expect(first).toHaveLength(1);
+    expect(first[0]?.conversationId).toBe(id);
+
+    // agentapi's shutdown: 0.36.0 exits 0 on SIGINT and prints no resume tip (only two Ctrl+C do).
+    await settled(cold);
+    expect(await stop(cold)).toBe(0);
+    expect(cold.text).not.toContain("auggie session resume");
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    // The screen alone names no session: a replay of the recording finds none.
+    expect(replayOf(sb, cast).result).toMatchObject({ agent: "auggie", id: null });
+
+    // Restart: the same command line resumes the session, without the task.
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], TUI)));
+    await waitUntil(() => startsIn(sb.readLog()).length === 2, "the warm start");
+    expect(startsIn(sb.readLog())[1]).toEqual([...TUI, "--resume", id]);
+    await warm.waitFor(/Resumed session .*\(1 exchanges\)/, WAIT_MS * 2);
+    await warm.waitFor(/^› /m, WAIT_MS * 2);
+    await settled(warm);
+    const before = api().chats.length;
+    await sleep(1_500);
+    expect(api().chats.slice(before)).toEqual([]);
+    await typeMessage(warm, ASK);
+    await answered(warm, "FAKE-API: the word is zebra.");
+    const asked = api().turns(ASK);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.conversationId).toBe(id);
+    expect(said(asked[0])).toEqual([REMEMBER, ASK]);
+    expect(textOf(asked[0]?.messages[1]?.content)).toBe("FAKE-API: noted the word zebra.");
+    // The raw text the fake got: agentapi's `x\b` arrives as a leading `x`.
+    expect(userTexts(asked[0]?.messages ?? []).at(-1)).toBe(`x${ASK}`);
+    expect(api().turns(REMEMBER)).toHaveLength(1);
+
+    await settled(warm);
+    expect(await stop(warm)).toBe(0);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
+  it("print mode (--print --output-format json): the result line's session_id is pinned and confirmed; --resume-prompt resumes it headless", async () => {
+    const sb = auggieSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, REMEMBER])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const result = jsonLines(rawText(cold)).find((e) => e["type"] === "result");
+    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "FAKE-API: noted the word zebra.", session_id: expect.stringMatching(UUID) as unknown });
+    const id = String(result?.["session_id"]);
+    expect(startsIn(sb.readLog())).toEqual([[...PRINT, REMEMBER]]);
+    await waitUntil(() => pointerOf(sb)?.["state"] === "confirmed", "the session file to confirm the ID");
+    expect(sb.readPointer()).toMatchObject({ agent: "auggie", id, state: "confirmed", history: [] });
+    expect(existsSync(sessionFile(sb, id))).toBe(true);
+    expect(api().turns(REMEMBER).map((c) => c.conversationId)).toEqual([id]);
+
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...PRINT, REMEMBER])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog())[1]).toEqual([...PRINT, "--resume", id, "--instruction", ASK]);
+    expect(jsonLines(rawText(warm)).find((e) => e["type"] === "result")).toMatchObject({ session_id: id, result: "FAKE-API: the word is zebra." });
+    const asked = api().turns(ASK);
+    expect(asked.map((c) => c.conversationId)).toEqual([id]);
+    expect(said(asked[0])).toEqual([REMEMBER, ASK]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+  });
+
+  it("stale ID: 0.36.0 refuses an unknown session, sessionpin sets the pointer aside and starts a fresh session with the task in the same run", async () => {
+    const sb = auggieSandbox();
+    const stale = randomUUID();
+    writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], TUI)));
+    await answered(driver, "FAKE-API: noted the word zebra.");
+    expect(driver.text).toContain(`Error: Failed to resume session: No session found matching '${stale}'.`);
+    expect(startsIn(sb.readLog())).toEqual([[...TUI, "--resume", stale], [...TUI, "--instruction", REMEMBER]]);
+    const aside = sb.asideFiles("rejected");
+    expect(aside).toHaveLength(1);
+    expect(readBeside(sb, aside[0] as string)).toContain(stale);
+    const fresh = await waitUntil(() => {
+      const id = String(pointerOf(sb)?.["id"]);
+      return id !== stale && UUID.test(id) ? id : undefined;
+    }, "the fresh session to be pinned", WAIT_MS * 2);
+    expect(api().turns(REMEMBER).map((c) => c.conversationId)).toEqual([fresh]);
+    expect(sb.readPointer()).toMatchObject({ id: fresh, state: "confirmed", source: { rule: "session-file" } });
+    expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([stale]);
+    await settled(driver);
+    expect(await stop(driver)).toBe(0);
+  });
+
+  it("network failure on a warm start keeps the pointer: HTTP 401 in print mode (exit 1), a closed port in the TUI", async () => {
+    const sb = auggieSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, REMEMBER])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const id = await waitUntil(() => (pointerOf(sb)?.["state"] === "confirmed" ? String(pointerOf(sb)?.["id"]) : undefined), "the pin");
+
+    // The server refuses the token: 0.36.0 exits 1 quickly, within the fallback window, before any turn.
+    api().refuseWith = 401;
+    const refused = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...PRINT, REMEMBER])));
+    expect((await exitOf(refused, WAIT_MS * 4)).exitCode).toBe(1);
+    expect(startsIn(sb.readLog())[1]).toEqual([...PRINT, "--resume", id, "--instruction", ASK]);
+    expect(refused.text).toContain("Authentication failed: HTTP error: 401 Unauthorized");
+    expect(startsIn(sb.readLog())).toHaveLength(2);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+
+    // The server unreachable: the TUI resumes the local session and stays up, warning on start.
+    const offline = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], TUI), { env: { ...sb.env, ...auggieEnv(`http://127.0.0.1:${await closedPort()}/`) } }));
+    await offline.waitFor(/fetch failed \(ECONNREFUSED/, WAIT_MS * 2);
+    await offline.waitFor(/Resumed session/, WAIT_MS * 2);
+    expect(startsIn(sb.readLog())[2]).toEqual([...TUI, "--resume", id]);
+    await settled(offline);
+    expect(await stop(offline)).toBe(0);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+});
