@@ -179,4 +179,23 @@ describe(`Auggie ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
+
+  it("server unreachable on a headless warm start: 0.36.0 gives up (exit 1) within the fallback window, and the pointer is kept", async () => {
+    const sb = auggieSandbox();
+    // `--retry-timeout 1`: without it 0.36.0 retries a closed port for about 5 minutes.
+    const command = [...PRINT, "--retry-timeout", "1", REMEMBER];
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], command)));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const id = await waitUntil(() => (pointerOf(sb)?.["state"] === "confirmed" ? String(pointerOf(sb)?.["id"]) : undefined), "the pin");
+
+    const offlineEnv = { ...sb.env, ...auggieEnv(`http://127.0.0.1:${await closedPort()}/`) };
+    const started = Date.now();
+    const offline = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK, "--fallback-window", "60"], command), { env: offlineEnv }));
+    expect((await exitOf(offline, WAIT_MS * 6)).exitCode).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(startsIn(sb.readLog())).toEqual([command, [...PRINT, "--retry-timeout", "1", "--resume", id, "--instruction", ASK]]);
+    expect(offline.text).toMatch(/Request failed after exceeding retry timeout of 1s: unavailable: fetch failed \(ECONNREFUSED/);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
 });
