@@ -3,13 +3,14 @@
  * fake Augment API (auggie-support.ts). What the fake receives proves continuity: 0.36.0 sends a
  * session's earlier exchanges in `chat_history` and its ID as `conversation_id`.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, cwdOf, exitOf, readBeside, sleep, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
-import type { Sandbox } from "../helpers/sandbox.js";
+import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { auggieEnv, FakeAugment, settleAuggieOnboarding, typeMessage, type AugmentChat } from "./auggie-support.js";
 import { textOf, userTexts } from "./fake-anthropic.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
@@ -28,6 +29,20 @@ function auggieSandbox(tenantURL = api().url): Sandbox {
   const sb = realSandbox(cleanup, auggieEnv(tenantURL));
   settleAuggieOnboarding(sb);
   return sb;
+}
+
+/**
+ * `sessionpin <args>` with pipes and stdin closed (no terminal at all). Not e2e's `cli`: its
+ * spawnSync would block this process, and with it the fake API the agent waits for.
+ */
+async function runPiped(sb: Sandbox, args: readonly string[]): Promise<{ status: number | null; stdout: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: sb.dir, env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  const timer = setTimeout(() => child.kill("SIGKILL"), WAIT_MS * 4);
+  const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  clearTimeout(timer);
+  return { status, stdout };
 }
 
 /** The pointer file's fields, or undefined before sessionpin wrote one. */
@@ -61,7 +76,7 @@ describe(`Auggie ${VERSION}`, () => {
     expect(versionOf(auggieSandbox(), "auggie")).toMatch(new RegExp(`^${VERSION.replace(/\./g, "\\.")} `));
   });
 
-  it("interactive, agentapi-like: the session file pins the ID while the TUI runs; SIGINT, restart with --resume, and the next message carries the first turns", async () => {
+  it("interactive, agentapi-like: the session file pins the ID while the TUI runs; SIGINT, restart with --resume, the next message carries the first turns; two Ctrl+C show the tip", async () => {
     const sb = auggieSandbox();
     const cast = join(sb.dir, "cold.cast");
     const { driver: cold, id } = await coldTui(sb, ["--record", cast]);
@@ -82,7 +97,8 @@ describe(`Auggie ${VERSION}`, () => {
     expect(replayOf(sb, cast).result).toMatchObject({ agent: "auggie", id: null });
 
     // Restart: the same command line resumes the session, without the task.
-    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], TUI)));
+    const warmCast = join(sb.dir, "warm.cast");
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", warmCast], TUI)));
     await waitUntil(() => startsIn(sb.readLog()).length === 2, "the warm start");
     expect(startsIn(sb.readLog())[1]).toEqual([...TUI, "--resume", id]);
     await warm.waitFor(/Resumed session .*\(1 exchanges\)/, WAIT_MS * 2);
@@ -102,8 +118,15 @@ describe(`Auggie ${VERSION}`, () => {
     expect(userTexts(asked[0]?.messages ?? []).at(-1)).toBe(`x${ASK}`);
     expect(api().turns(REMEMBER)).toHaveLength(1);
 
+    // Auggie's own exit keys this time (Ctrl+C twice): 0.36.0 prints its resume tip, one
+    // 126-column row that the 67-column screen wraps inside the ID; a replay takes the ID from it.
     await settled(warm);
-    expect(await stop(warm)).toBe(0);
+    warm.write("\x03");
+    await sleep(700);
+    warm.write("\x03");
+    expect((await exitOf(warm, WAIT_MS * 2)).exitCode).toBe(0);
+    expect(rawText(warm)).toContain(`\u2728 Tip: Use 'auggie session continue' or 'auggie session resume ${id}' to resume your session`);
+    expect(replayOf(sb, warmCast)).toMatchObject({ status: 0, result: { agent: "auggie", id, rule: "exit-resume-hint" } });
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
@@ -129,6 +152,17 @@ describe(`Auggie ${VERSION}`, () => {
     expect(asked.map((c) => c.conversationId)).toEqual([id]);
     expect(said(asked[0])).toEqual([REMEMBER, ASK]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+
+    // Without a terminal (pipes, stdin closed), as a script runs it: the same capture.
+    const other = realSandbox(cleanup, auggieEnv(api().url));
+    const piped = await runPiped(other, run(other, [], [...PRINT, "remember the word yak"]));
+    expect(piped.status).toBe(0);
+    const line = jsonLines(piped.stdout).find((e) => e["type"] === "result");
+    expect(line).toMatchObject({ result: "FAKE-API: noted the word yak.", session_id: expect.stringMatching(UUID) as unknown });
+    const pipedId = String(line?.["session_id"]);
+    await waitUntil(() => pointerOf(other)?.["state"] === "confirmed", "the session file to confirm the piped run's ID");
+    expect(other.readPointer()).toMatchObject({ agent: "auggie", id: pipedId, cwd: cwdOf(other) });
+    expect(api().turns("remember the word yak").map((c) => c.conversationId)).toEqual([pipedId]);
   });
 
   it("stale ID: 0.36.0 refuses an unknown session, sessionpin sets the pointer aside and starts a fresh session with the task in the same run", async () => {
