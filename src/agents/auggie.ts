@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
@@ -30,6 +31,14 @@ const ARGV: ArgvSpec = {
 };
 // 0.36.0's subcommands; any other positional word is the task (`auggie "fix the bug"`).
 const COMMANDS = ["login", "logout", "token", "session", "model", "account", "context", "upgrade", "command", "mcp", "help"];
+
+/** The nearest folder at or above `cwd` that holds `.git`, as 0.36.0 finds its workspace root. */
+function gitRoot(cwd: string): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
 
 /** `~/.augment/sessions` (`--augment-cache-dir` moves it; that option is not seen here). */
 const sessionsDir = (context: RunContext): string => join(context.home, ".augment", "sessions");
@@ -115,14 +124,24 @@ export const auggie: AgentPlugin = {
     // (`request_message` and a text node in `request_nodes`) and then the IDE state node:
     //   "ide_state_node": { "workspace_folders": [ { "repository_root": "/w", "folder_root": "/w" } ],
     //     …, "current_terminal": { "terminal_id": 0, "current_working_directory": "/w" } }
-    // folder_root is the workspace root (`--workspace-root`, else the git root), so the cwd is
-    // also taken from current_working_directory. Both come after the first message, twice: a
-    // first message of 40,000 characters put folder_root at byte 80,760, past the 64 KiB head, so
-    // a session whose first message is over ~32 KiB is not captured here (no capture rather than
-    // another folder's session); print mode's result line still names it.
+    // Both name the workspace root, not the process's cwd: `--workspace-root DIR` if given, else
+    // the nearest git root above the cwd, else the cwd (0.36.0 run in repo/sub wrote repo in
+    // both). So a session belongs here when its workspace is the cwd or the cwd's git root; with
+    // a `--workspace-root` elsewhere it is never taken (the option is not seen here).
+    // Both fields come after the first message, twice: a first message of 40,000 characters put
+    // folder_root at byte 80,760, past the 64 KiB head, so a session whose first message is over
+    // ~32 KiB is not captured here (no capture rather than another folder's session); print
+    // mode's result line still names it.
     belongs(head, context) {
-      const value = JSON.stringify(context.cwd).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      return new RegExp(`"(?:folder_root|current_working_directory)"\\s*:\\s*${value}`).test(head);
+      const root = /"current_working_directory"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1] ?? /"folder_root"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1];
+      if (root === undefined) return false;
+      let workspace: unknown;
+      try {
+        workspace = JSON.parse(root);
+      } catch {
+        return false;
+      }
+      return workspace === context.cwd || workspace === gitRoot(context.cwd);
     },
   },
 };

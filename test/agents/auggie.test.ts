@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { auggie } from "../../src/agents/auggie.js";
@@ -118,5 +119,22 @@ describe("auggie session store", () => {
     expect(store?.belongs?.(chat.replace("remember the word zebra", "look at /tmp/auggie-exp/project"), context("/tmp/auggie-exp/project"))).toBe(false);
     // A head cut before the IDE state (a first message of over ~32 KiB) says nothing: not taken.
     expect(store?.belongs?.(file.slice(0, file.indexOf('"ide_state_node"')), context("/tmp/auggie-exp/project"))).toBe(false);
+  });
+
+  it("belongs to a subfolder of a git repository whose root the IDE state names (0.36.0 names the git root)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "auggie-store-"));
+    try {
+      mkdirSync(join(dir, "repo", ".git"), { recursive: true });
+      mkdirSync(join(dir, "repo", "sub"), { recursive: true });
+      mkdirSync(join(dir, "plain", "sub"), { recursive: true });
+      const at = (root: string) => file.replaceAll("/tmp/auggie-exp/project", root);
+      expect(store?.belongs?.(at(join(dir, "repo")), context(join(dir, "repo", "sub")))).toBe(true);
+      expect(store?.belongs?.(at(join(dir, "repo")), context(join(dir, "repo")))).toBe(true);
+      // An ancestor that is not the git root (no .git there) is another workspace.
+      expect(store?.belongs?.(at(join(dir, "plain")), context(join(dir, "plain", "sub")))).toBe(false);
+      expect(store?.belongs?.(at(join(dir, "repo", "sub")), context(join(dir, "repo")))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,9 +3,9 @@
  * fake Augment API (auggie-support.ts). What the fake receives proves continuity: 0.36.0 sends a
  * session's earlier exchanges in `chat_history` and its ID as `conversation_id`.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
@@ -231,5 +231,34 @@ describe(`Auggie ${VERSION}`, () => {
     expect(offline.text).toMatch(/Request failed after exceeding retry timeout of 1s: unavailable: fetch failed \(ECONNREFUSED/);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
+  it("in a subfolder of a git repository: the session file (naming the subfolder or the git root) pins the ID, TUI and text print mode", async () => {
+    const sb = auggieSandbox();
+    expect(spawnSync("git", ["init", "-q", sb.dir]).status).toBe(0);
+    const sub = join(sb.dir, "sub");
+    mkdirSync(sub);
+    const roots = (id: string): string[] => [...readFileSync(sessionFile(sb, id), "utf8").matchAll(/"(?:folder_root|current_working_directory)": ("[^"]*")/g)].map((m) => JSON.parse(m[1] ?? "") as string);
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], TUI), { cwd: sub }));
+    await answered(driver, "FAKE-API: noted the word zebra.");
+    const id = await waitUntil(() => (pointerOf(sb)?.["state"] === "confirmed" ? String(pointerOf(sb)?.["id"]) : undefined), "the session file to pin the ID", WAIT_MS * 2);
+    // 0.36.0 names its workspace root: the cwd, or the git root above it (seen in print mode
+    // from /tmp/auggie-exp/repo/sub; here, with $HOME inside the repository, it named the cwd).
+    const workspaces = [realpathSync(sub), cwdOf(sb)];
+    expect(roots(id).length).toBeGreaterThan(0);
+    expect(roots(id).every((root) => workspaces.includes(root))).toBe(true);
+    expect(sb.readPointer()).toMatchObject({ id, cwd: realpathSync(sub), source: { rule: "session-file" } });
+    await settled(driver);
+    expect(await stop(driver)).toBe(0);
+
+    // Print mode in text format (no JSON line to read): only the session file can pin the ID.
+    rmSync(sb.pointer);
+    const print = cleanup.driver(sb.sessionpin(run(sb, [], ["auggie", "--print", "remember the word yak"]), { cwd: sub }));
+    expect((await exitOf(print, WAIT_MS * 4)).exitCode).toBe(0);
+    const printed = await waitUntil(() => (pointerOf(sb)?.["state"] === "confirmed" ? String(pointerOf(sb)?.["id"]) : undefined), "the session file to pin the print run");
+    expect(printed).not.toBe(id);
+    expect(roots(printed).every((root) => workspaces.includes(root))).toBe(true);
+    expect(sb.readPointer()).toMatchObject({ id: printed, cwd: realpathSync(sub), source: { rule: "session-file" } });
+    expect(api().turns("remember the word yak").map((c) => c.conversationId)).toEqual([printed]);
   });
 });
