@@ -261,4 +261,19 @@ describe(`Auggie ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id: printed, cwd: realpathSync(sub), source: { rule: "session-file" } });
     expect(api().turns("remember the word yak").map((c) => c.conversationId)).toEqual([printed]);
   });
+
+  it("(product gap) stale ID with the server unreachable: 0.36.0 still says 'No session found' (its lookup is local), but its earlier fetch-failed warnings count as transient, so the pointer stays", async () => {
+    const sb = auggieSandbox(`http://127.0.0.1:${await closedPort()}/`);
+    const stale = randomUUID();
+    writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...PRINT, REMEMBER])));
+    expect((await exitOf(driver, WAIT_MS * 4)).exitCode).toBe(1);
+    const text = driver.text;
+    expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeLessThan(text.indexOf(`No session found matching '${stale}'`));
+    expect(startsIn(sb.readLog())).toEqual([[...PRINT, "--resume", stale, "--instruction", ASK]]);
+    // Today: kept, no fresh session. A rejection text that outranks transient ones would set it aside.
+    expect(sb.readPointer()).toMatchObject({ id: stale });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
 });
