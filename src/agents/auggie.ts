@@ -1,52 +1,91 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
- * Augment's Auggie CLI. Facts from ../shared/agents.md, Auggie's CHANGELOG (0.4.0, 0.5.x, 0.10.0,
- * 0.13.0) and Coder's Auggie module (`auggie … --instruction "$PROMPT" --workspace-root DIR`).
- * Auggie keeps its sessions on its server and documents no local store and no ID in its JSON
- * output, so the only capture is the ID it shows when a session closes.
+ * Augment's Auggie CLI. Facts from the real `@augmentcode/auggie` 0.36.0 (commit 7c61e5bb), run
+ * offline against a fake Augment API (test/interop/auggie.interop.ts), and from Coder's Auggie
+ * module (`auggie … --instruction "$PROMPT" --workspace-root DIR` under agentapi).
+ *
+ * 0.36.0 keeps every session in `~/.augment/sessions/<uuid>.json`, written as soon as the first
+ * exchange ends, while the TUI still runs: that store is the capture that does not depend on how
+ * Auggie exits (agentapi stops it with SIGINT, and on SIGINT 0.36.0 exits 0 without a word).
  */
 
-// Auggie's ID grammar is (unverified): a UUID is assumed, so any other shape is never pinned.
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
-// The task: `--instruction` (Coder's module), 0.4.0's `-i/--input` and `-if/--input-file`, and a
-// custom command run as the task (`--command`/`-cm`, 0.4.0).
-const PROMPT = ["--instruction", "--instruction-file", "-i", "--input", "-if", "--input-file", "--command", "-cm"];
-// Print modes run one instruction and exit; a resume without the instruction opens the TUI instead.
-const PRINT = ["--print", "-p", "--quiet", "-q"];
-const SESSION = ["--resume", "--continue", "-c"];
+// The task: a positional, `-i/--instruction`, `-if/--instruction-file` and `--queue` (0.36.0 --help).
+const PROMPT = ["--instruction", "--instruction-file", "-i", "-if", "--queue"];
+const SESSION = ["--resume", "-r", "--continue", "-c"];
 const ARGV: ArgvSpec = {
   values: [
-    ...PROMPT, "-m", "--model", "--mcp-config", "--rules", "--workspace-root", "--permission", "--max-turns",
-    "--output-format", "--image", "--disable-tool", "--shell", "--startup-script", "--log-file",
+    ...PROMPT, "--image", "--file", "--output-format", "-m", "--model", "--reasoning-effort", "--persona",
+    "-w", "--workspace-root", "--add-workspace", "--rules", "--augment-cache-dir", "--retry-timeout", "--max-turns",
+    "--augment-session-json", "--github-api-token", "--mcp-config", "--permission", "--remove-tool", "--shell",
+    "--startup-script", "--startup-script-file", "--plugin-dir",
   ],
-  // `--resume` alone opens a session picker (0.5.8).
-  optionalValues: ["--resume"],
+  // `--resume` alone opens a session picker.
+  optionalValues: ["--resume", "-r"],
 };
-// Subcommands (CHANGELOG); any other positional word is the task (`auggie "fix the bug"`).
-const COMMANDS = ["session", "mcp", "login", "logout", "rules", "model", "tokens", "upgrade", "help", "version"];
+// 0.36.0's subcommands; any other positional word is the task (`auggie "fix the bug"`).
+const COMMANDS = ["login", "logout", "token", "session", "model", "account", "context", "upgrade", "command", "mcp", "help"];
+
+/** The nearest folder at or above `cwd` that holds `.git`, as 0.36.0 finds its workspace root. */
+function gitRoot(cwd: string): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** `~/.augment/sessions` (`--augment-cache-dir` moves it; that option is not seen here). */
+const sessionsDir = (context: RunContext): string => join(context.home, ".augment", "sessions");
 
 export const auggie: AgentPlugin = {
   ...definePlugin({
     name: "auggie",
     names: ["auggie"],
     grammar: UUID,
+    json: [
+      // `auggie --print --output-format json …` (0.36.0) prints one line when the run ends:
+      //   {"type":"result","result":"…","is_error":false,"subtype":"success","session_id":"<uuid>",
+      //    "num_turns":0,"request_id":"<uuid>"}
+      // The session file exists by then; the store confirms it.
+      { name: "print-result", field: "session_id", when: { type: ["result"] }, state: "provisional" },
+    ],
     text: [
-      // Auggie >= 0.10.0 shows the session ID with a command to resume it when a session closes.
-      // The exact text is (unverified); anchored on the command, in the spellings it may take:
-      //   auggie --resume 0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40
-      //   auggie session resume 0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40
-      // A prefix or any non-UUID form is not pinned (no capture rather than a wrong ID).
+      // Auggie 0.36.0 on its own exit keys (Ctrl+C twice), never on SIGINT, one logical row that
+      // the terminal wraps at 67 columns:
+      //   ✨ Tip: Use 'auggie session continue' or 'auggie session resume 5871de2c-90c9-44f8-94d7-7
+      //   1be9fdd4af6' to resume your session
+      // Older spellings (`auggie --resume <uuid>`) are kept; a prefix is never pinned.
       { name: "exit-resume-hint", pattern: `auggie (?:--resume[ =]|session resume )(?<id>${UUID})`, state: "provisional" },
     ],
     resume: ["{args}", "--resume", "{id}"],
-    // No rejection text is documented: a failing exit within the fallback window still counts.
-    rejected: [],
-    // A missing login says nothing about the session.
-    transient: ["You are not currently logged in to Augment"],
+    // 0.36.0, TUI (red, exit 1) and print mode (`❌ Failed to initialize agent: …`, exit 1):
+    //   Error: Failed to resume session: No session found matching '<id>'.
+    // The lookup is local (~/.augment/sessions): it says this even with the server unreachable.
+    rejected: ["Failed to resume session: No session found matching '"],
+    transient: [
+      // The server unreachable (0.36.0, closed port): a warning on every start, then after about
+      // 5 minutes of retries, in print mode, `❌ API Error: "unavailable: fetch failed (ECONNREFUSED: …)"`, exit 1.
+      //   Warning: Could not fetch tenant MCP server configurations: fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9)
+      "fetch failed \\((?:ECONNREFUSED|ENOTFOUND|ECONNRESET|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)",
+      // The server refuses the token (0.36.0, HTTP 401 from /chat-stream, exit 1):
+      //   ❌ Authentication failed: HTTP error: 401 Unauthorized
+      //      Run 'auggie login' to authenticate first.
+      "Authentication failed: ",
+      "Run 'auggie login' to authenticate first",
+      // No token at all (0.36.0): `❌ No auth provided. Please log in with `auggie login` or set …`.
+      "No auth provided\\. Please log in with",
+      // Older wording of a missing login.
+      "You are not currently logged in to Augment",
+      // A resumed print-mode run without a task (0.36.0), before anything is said of the ID:
+      //   ❌ Failed to initialize agent: No instruction provided. In text mode, provide an instruction via …
+      "No instruction provided\\. In text mode, provide an instruction",
+    ],
   }),
 
   passthrough(args) {
@@ -54,10 +93,11 @@ export const auggie: AgentPlugin = {
     const first = positionals(tokens)[0];
     if (first !== undefined && COMMANDS.includes(first)) return `\`auggie ${first}\` is a subcommand, not a conversation`;
     if (hasOption(tokens, ["--acp", "--mcp", "-h", "--help", "-v", "--version"])) return "auggie is not starting a conversation here";
+    if (hasOption(tokens, ["--dont-save-session"])) return "--dont-save-session: Auggie saves no session that could be resumed";
     return undefined;
   },
 
-  // Coder's module passes the task as `--instruction`; the TUI runs it at once.
+  // Coder's module passes the task as `--instruction`; the TUI runs it at once, print mode too.
   coldArgs(args, prompt) {
     const tokens = tokenize(args, ARGV);
     if (hasOption(tokens, PROMPT) || positionals(tokens).length > 0) return { args: [...args], promptVia: "none" };
@@ -66,9 +106,42 @@ export const auggie: AgentPlugin = {
   },
 
   // `auggie [options] --resume <id>`, never with the task again: Coder's module re-sent
-  // `--instruction` beside `--continue`, which appends the task to the resumed session.
+  // `--instruction` beside `--continue`, which appends the task to the resumed session. Print mode
+  // (`--print`, `--output-format`) stays: `auggie --print --resume <id> --instruction MSG` is
+  // 0.36.0's headless resume (the message comes from `--resume-prompt`).
   warmArgs(args, id) {
-    const rest = withoutPositionals(withoutOptions(tokenize(args, ARGV), [...PROMPT, ...PRINT, ...SESSION]));
+    const rest = withoutPositionals(withoutOptions(tokenize(args, ARGV), [...PROMPT, ...SESSION]));
     return [...render(rest), "--resume", id];
+  },
+
+  store: {
+    rule: "session-file",
+    where: (context) => [{ dir: sessionsDir(context), depth: 0 }],
+    name: new RegExp(`^(?<id>${UUID})\\.json$`),
+    wholeId: true,
+    // One folder for every workspace. 0.36.0 writes the file pretty-printed: `sessionId`,
+    // `created`, `modified`, then `chatHistory`, whose first exchange holds the first message twice
+    // (`request_message` and a text node in `request_nodes`) and then the IDE state node:
+    //   "ide_state_node": { "workspace_folders": [ { "repository_root": "/w", "folder_root": "/w" } ],
+    //     …, "current_terminal": { "terminal_id": 0, "current_working_directory": "/w" } }
+    // Both name the workspace root, not the process's cwd: `--workspace-root DIR` if given, else
+    // the nearest git root above the cwd, else the cwd (0.36.0 run in repo/sub wrote repo in
+    // both). So a session belongs here when its workspace is the cwd or the cwd's git root; with
+    // a `--workspace-root` elsewhere it is never taken (the option is not seen here).
+    // Both fields come after the first message, twice: a first message of 40,000 characters put
+    // folder_root at byte 80,760, past the 64 KiB head, so a session whose first message is over
+    // ~32 KiB is not captured here (no capture rather than another folder's session); print
+    // mode's result line still names it.
+    belongs(head, context) {
+      const root = /"current_working_directory"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1] ?? /"folder_root"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1];
+      if (root === undefined) return false;
+      let workspace: unknown;
+      try {
+        workspace = JSON.parse(root);
+      } catch {
+        return false;
+      }
+      return workspace === context.cwd || workspace === gitRoot(context.cwd);
+    },
   },
 };
