@@ -129,9 +129,10 @@ export const auggie: AgentPlugin = {
     // both). So a session belongs here when its workspace is the cwd or the cwd's git root; with
     // a `--workspace-root` elsewhere it is never taken (the option is not seen here).
     // Both fields come after the first message, twice: a first message of 40,000 characters put
-    // folder_root at byte 80,760, past the 64 KiB head, so a session whose first message is over
-    // ~32 KiB is not captured here (no capture rather than another folder's session); print
-    // mode's result line still names it.
+    // folder_root at byte 80,760, past the default 64 KiB head. 1 MiB covers first messages of up
+    // to ~500 KB; past that the session is not captured here (no capture rather than another
+    // folder's session), and print mode's result line still names it.
+    headBytes: 1024 * 1024,
     belongs(head, context) {
       const root = /"current_working_directory"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1] ?? /"folder_root"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1];
       if (root === undefined) return false;

@@ -58,6 +58,8 @@ export interface SessionStore {
    * writes a title line first).
    */
   belongs?(head: string, context: RunContext): boolean;
+  /** How much of the file's start `belongs` gets; 64 KiB unless the header can sit further in. */
+  readonly headBytes?: number;
 }
 
 /** A file the running agent keeps under its own pid, naming its session (Claude's sessions/<pid>.json). */

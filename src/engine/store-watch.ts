@@ -73,7 +73,7 @@ export class StoreWatch {
       this.report({ kind: "taken", rule: store.rule, id: pinned.id, state: "confirmed" });
     }
     if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
-    const head = headOf(store.inner === undefined ? entry.path : join(entry.path, store.inner));
+    const head = headOf(store.inner === undefined ? entry.path : join(entry.path, store.inner), store.headBytes ?? HEAD_BYTES);
     // Not (yet) this folder's session: looked at again on the next poll, once it has content.
     if (store.belongs !== undefined && !store.belongs(head, this.context)) return;
     this.#reported.add(entry.path);
@@ -108,12 +108,12 @@ function readJson(path: string): Record<string, unknown> | undefined {
   }
 }
 
-function headOf(path: string): string {
+function headOf(path: string, bytes: number): string {
   try {
     const fd = openSync(path, "r");
     try {
-      const buffer = Buffer.alloc(HEAD_BYTES);
-      const read = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+      const buffer = Buffer.alloc(bytes);
+      const read = readSync(fd, buffer, 0, bytes, 0);
       return buffer.subarray(0, read).toString("utf8");
     } finally {
       closeSync(fd);

@@ -20,10 +20,14 @@ export class RejectionWatch {
   /** A line of output at time `now`; true when it is the rejection itself. */
   observe(text: string, now: number): boolean {
     if (!this.listening(now)) return false;
+    // The agent's own word that the session is unknown outranks failures printed before it:
+    // Auggie 0.36 warns `fetch failed` while offline, then looks the ID up locally and refuses it.
+    if (matchesAny(this.plugin.rejected, text)) {
+      this.#rejectedBy ??= `${this.plugin.name} printed ${JSON.stringify(text.slice(0, 200))}`;
+      return true;
+    }
     if (matchesAny(this.plugin.transient, text)) this.#transient = true;
-    if (this.#transient || !matchesAny(this.plugin.rejected, text)) return false;
-    this.#rejectedBy ??= `${this.plugin.name} printed ${JSON.stringify(text.slice(0, 200))}`;
-    return true;
+    return false;
   }
 
   /**

@@ -262,18 +262,18 @@ describe(`Auggie ${VERSION}`, () => {
     expect(api().turns("remember the word yak").map((c) => c.conversationId)).toEqual([printed]);
   });
 
-  it("(product gap) stale ID with the server unreachable: 0.36.0 still says 'No session found' (its lookup is local), but its earlier fetch-failed warnings count as transient, so the pointer stays", async () => {
+  it("stale ID with the server unreachable: 0.36.0 still says 'No session found' (its lookup is local) after its fetch-failed warnings, and that refusal outranks them: set aside, fresh session", async () => {
     const sb = auggieSandbox(`http://127.0.0.1:${await closedPort()}/`);
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
-    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...PRINT, REMEMBER])));
+    // `--retry-timeout 1`: the fresh session meets the closed port too, and gives up in seconds.
+    const command = [...PRINT, "--retry-timeout", "1", REMEMBER];
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], command)));
     expect((await exitOf(driver, WAIT_MS * 4)).exitCode).toBe(1);
     const text = driver.text;
     expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeGreaterThanOrEqual(0);
     expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeLessThan(text.indexOf(`No session found matching '${stale}'`));
-    expect(startsIn(sb.readLog())).toEqual([[...PRINT, "--resume", stale, "--instruction", ASK]]);
-    // Today: kept, no fresh session. A rejection text that outranks transient ones would set it aside.
-    expect(sb.readPointer()).toMatchObject({ id: stale });
-    expect(sb.asideFiles("rejected")).toEqual([]);
+    expect(startsIn(sb.readLog())).toEqual([[...PRINT, "--retry-timeout", "1", "--resume", stale, "--instruction", ASK], command]);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
   });
 });

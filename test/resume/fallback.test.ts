@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
+import { auggie } from "../../src/agents/auggie.js";
 import { RejectionWatch } from "../../src/resume/fallback.js";
 
 const exit = (code: number, now: number, signalledByUs = false, signal = 0) => ({ code, signal, now, signalledByUs });
@@ -31,6 +32,14 @@ describe("RejectionWatch", () => {
     offline.observe("Error: Cannot reach Amp servers. Are you offline?", 10);
     expect(offline.verdict(exit(1, 20))).toBeUndefined();
     expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(130, 20, true))).toBeUndefined();
+  });
+
+  it("the agent's own word that the session is unknown outranks failures printed before it", () => {
+    // Auggie 0.36 offline: `fetch failed` warnings first, then its local lookup refuses the ID.
+    const watch = new RejectionWatch(auggie, 15_000, 0);
+    expect(watch.observe("Warning: fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9)", 10)).toBe(false);
+    expect(watch.observe("Error: Failed to resume session: No session found matching '0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40'.", 20)).toBe(true);
+    expect(watch.verdict(exit(1, 30))).toMatch(/No session found matching/);
   });
 
   it("never calls a death by signal a rejection: the agent crashed or was stopped", () => {
