@@ -47,13 +47,26 @@ const data = definePlugin({
   name: "claude",
   names: ["claude"],
   grammar: UUID,
-  // `claude -p --output-format stream-json --verbose`: init is not always line 1 (hook lines with
-  // their own `hook_id` UUIDs may come first), and a transcript exists only once a turn ended.
-  // A failed resume is a `result` too (`is_error`, `errors: ["No conversation found …"]`): only
-  // `success` confirms.
+  // `claude -p --output-format stream-json --verbose`: every line Claude writes carries its own
+  // top-level `session_id`, and init is not always line 1. Claude 2.1.98 (a public transcript, see
+  // fixtures/claude/README.md) writes, in this order:
+  //   {"type":"system","subtype":"hook_started","hook_id":"<uuid>",…,"uuid":"<uuid>","session_id":"<id>"}
+  //   {"type":"system","subtype":"hook_response",…,"session_id":"<id>"}
+  //   {"type":"system","subtype":"init",…,"session_id":"<id>"}
+  //   {"type":"assistant",…,"session_id":"<id>"}
+  //   {"type":"rate_limit_event","rate_limit_info":{…},"uuid":"<uuid>","session_id":"<id>"}
+  //   {"type":"result","subtype":"success",…,"session_id":"<id>"}
+  // so a run killed after its hooks, or a stream read from its middle, still names the session.
+  // Other `system` subtypes (`status`, `thinking_tokens`, `compact_boundary`, …) and
+  // `stream_event` lines carry it the same way. Only the top-level field is read (nested
+  // `session_id`s, `uuid`, `hook_id`, `parent_tool_use_id` are other things), and lines of a type
+  // Claude is not known to write are not read at all. A transcript exists only once a turn ended,
+  // and a failed resume is a `result` too (`is_error`, `errors: ["No conversation found …"]`):
+  // only `success` confirms.
   json: [
     { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
     { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    { name: "event", field: "session_id", when: { type: ["system", "rate_limit_event", "stream_event"] }, state: "provisional" },
     { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
   ],
   text: [

@@ -2,6 +2,7 @@ import { cleanText } from "./clean.js";
 import { parseJsonObject } from "./json.js";
 import type { Line } from "./line.js";
 import { decodeLine, LineSplitter, type RawLine } from "./lines.js";
+import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
 
 /**
  * Whether a line is worth decoding, asked with its raw bytes (a latin1 string) just before it is
@@ -26,6 +27,8 @@ export interface CaptureOptions {
 export class Capture {
   readonly #splitter: LineSplitter;
   readonly #wanted: LineFilter | undefined;
+  // JSON lines a screen snapshot wrapped into rows (agentapi's state file, tmux capture-pane).
+  readonly #wrapped = new WrappedJson();
 
   constructor(options: CaptureOptions = {}) {
     this.#splitter = new LineSplitter(options.maxLineBytes);
@@ -38,16 +41,35 @@ export class Capture {
 
   end(onLine: (line: Line) => void): void {
     this.#deliver(this.#splitter.end(), onLine);
+    this.#each(this.#wrapped.flush(), onLine);
   }
 
   #deliver(raw: readonly RawLine[], onLine: (line: Line) => void): void {
     for (const line of raw) {
-      if (line.cut === undefined && this.#wanted !== undefined && !this.#wanted(line.bytes)) continue;
-      const text = PLAIN_ASCII.test(line.bytes) ? line.bytes.trimEnd() : cleanText(decodeLine(line.bytes));
-      if (text === "") continue;
-      const json = line.cut ? undefined : parseJsonObject(text);
-      onLine({ n: line.n, text, offset: line.offset, ...(line.cut ? { cut: true } : {}), ...(json === undefined ? {} : { json }) });
+      // Rows are held only after one that starts like a wrapped object: other lines cost one check.
+      if (this.#wrapped.holding || mayStartWrapped(line.bytes)) this.#each(this.#wrapped.offer(line), onLine);
+      else this.#one(line, onLine);
     }
+  }
+
+  #each(lines: readonly Rejoined[], onLine: (line: Line) => void): void {
+    for (const item of lines) {
+      if (item.kind === "row") {
+        this.#one(item.line, onLine);
+        continue;
+      }
+      const { n, offset, bytes, text, json } = item.line;
+      if (this.#wanted !== undefined && !this.#wanted(bytes)) continue;
+      onLine({ n, text, offset, json });
+    }
+  }
+
+  #one(line: RawLine, onLine: (line: Line) => void): void {
+    if (line.cut === undefined && this.#wanted !== undefined && !this.#wanted(line.bytes)) return;
+    const text = PLAIN_ASCII.test(line.bytes) ? line.bytes.trimEnd() : cleanText(decodeLine(line.bytes));
+    if (text === "") return;
+    const json = line.cut ? undefined : parseJsonObject(text);
+    onLine({ n: line.n, text, offset: line.offset, ...(line.cut ? { cut: true } : {}), ...(json === undefined ? {} : { json }) });
   }
 }
 
