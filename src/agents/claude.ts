@@ -40,6 +40,9 @@ function tokens(args: readonly string[]): Token[] {
   return out;
 }
 
+// `system` lines besides init that carry Claude's own session_id (see the json rules).
+const SYSTEM_EVENTS = ["hook_started", "hook_progress", "hook_response", "status", "thinking_tokens", "compact_boundary", "api_retry"];
+
 /** The config folder: `CLAUDE_CONFIG_DIR` moves all of ~/.claude (seen with 2.1.197). */
 const configDir = (context: RunContext): string => context.env["CLAUDE_CONFIG_DIR"] || join(context.home, ".claude");
 
@@ -57,16 +60,17 @@ const data = definePlugin({
   //   {"type":"rate_limit_event","rate_limit_info":{…},"uuid":"<uuid>","session_id":"<id>"}
   //   {"type":"result","subtype":"success",…,"session_id":"<id>"}
   // so a run killed after its hooks, or a stream read from its middle, still names the session.
-  // Other `system` subtypes (`status`, `thinking_tokens`, `compact_boundary`, …) and
-  // `stream_event` lines carry it the same way. Only the top-level field is read (nested
-  // `session_id`s, `uuid`, `hook_id`, `parent_tool_use_id` are other things), and lines of a type
-  // Claude is not known to write are not read at all. A transcript exists only once a turn ended,
-  // and a failed resume is a `result` too (`is_error`, `errors: ["No conversation found …"]`):
-  // only `success` confirms.
+  // The other `system` lines public streams show (`status`, `thinking_tokens`, `compact_boundary`,
+  // `api_retry`) and `stream_event` lines carry it the same way. Only the top-level field is read
+  // (nested `session_id`s, `uuid`, `hook_id`, `parent_tool_use_id` are other things), and lines of
+  // a type or subtype Claude is not known to write are not read at all. A transcript exists only
+  // once a turn ended, and a failed resume is a `result` too (`is_error`, `errors: ["No
+  // conversation found …"]`): only `success` confirms.
   json: [
     { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
     { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
-    { name: "event", field: "session_id", when: { type: ["system", "rate_limit_event", "stream_event"] }, state: "provisional" },
+    { name: "event", field: "session_id", when: { type: ["system"], subtype: SYSTEM_EVENTS }, state: "provisional" },
+    { name: "event", field: "session_id", when: { type: ["rate_limit_event", "stream_event"] }, state: "provisional" },
     { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
   ],
   text: [

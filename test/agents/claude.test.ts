@@ -64,7 +64,20 @@ describe("claude rules", () => {
     const rejected = { type: "result", subtype: "error_during_execution", is_error: true, session_id: ID, errors: [`No conversation found with session ID: ${ID}`] };
     expect(judgeLine(claude, json(rejected))).toEqual([]);
     expect(matchesAny(claude.rejected, JSON.stringify(rejected))).toBe(true);
-    expect(judgeLine(claude, json({ type: "system", subtype: "hook_started", hook_id: FRESH, session_id: ID }))).toEqual([]);
+  });
+
+  it("takes the own session_id of hook, status, rate-limit and stream_event lines (provisional), never of other types", () => {
+    const event = [{ kind: "taken", rule: "event", id: ID, state: "provisional" }];
+    // Claude 2.1.98 (fixtures/claude/stream-2.1.98-hooks-rate-limit): hook lines come before init.
+    expect(judgeLine(claude, json({ type: "system", subtype: "hook_started", hook_id: FRESH, uuid: FRESH, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "system", subtype: "hook_response", hook_id: FRESH, exit_code: 0, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "system", subtype: "status", status: "requesting", uuid: FRESH, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "rate_limit_event", rate_limit_info: { status: "allowed", session_id: FRESH }, uuid: FRESH, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "stream_event", event: { type: "message_start", message: { session_id: FRESH } }, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "rate_limit_event", rate_limit_info: { status: "allowed" } }))).toEqual([]);
+    expect(judgeLine(claude, json({ type: "telemetry", session_id: FRESH }))).toEqual([]);
+    expect(judgeLine(claude, json({ type: "system", subtype: "a_future_subtype", session_id: FRESH }))).toEqual([]);
+    expect(judgeLine(claude, json({ type: "control_response", response: { subtype: "success" }, session_id: FRESH }))).toEqual([]);
   });
 
   it("reads the exit hint at column 0 by its length, whatever follows, and never a quoted name", () => {
