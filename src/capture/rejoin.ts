@@ -14,7 +14,10 @@ import { decodeLine, type RawLine } from "./lines.js";
  * A terminal breaks a long line at its width and nowhere else, so the rows are joined without
  * a separator and only when they look like that: the first row starts at column 0 with `{"`, is
  * no JSON on its own and is at least MIN_WIDTH characters long; every further row but the last
- * has exactly its length; the last is no longer; and the rows joined are one JSON object. A
+ * is as wide as the widest; the last is no wider; and the rows joined are one JSON object.
+ * Snapshots drop the spaces a row ends with (agentapi and `tmux capture-pane` both trim rows), so
+ * a row up to SLACK columns narrower than the widest still counts as full, and is padded back
+ * with spaces before the join (a break after a space inside a JSON string loses nothing). A
  * pretty-printed object (`{` alone on its row), an indented one (chat text) or rows of other
  * lengths are left as they are, row by row. Rows whose characters are wider than one column
  * (CJK) do not line up and are not joined either: a miss, never a look-alike.
@@ -25,6 +28,8 @@ import { decodeLine, type RawLine } from "./lines.js";
 
 /** Narrower than any terminal an agent is run in; `{"type":"system"` alone is 16. */
 export const MIN_WIDTH = 40;
+/** How many trailing spaces a snapshot may have trimmed off a full row (code in a JSON string has runs of them). */
+export const SLACK = 8;
 // A wrapped object longer than this is let go row by row: memory stays bounded.
 const MOST_BYTES = 1024 * 1024;
 
@@ -66,6 +71,7 @@ const width = (text: string): number => {
 interface Held {
   readonly line: RawLine;
   readonly text: string;
+  readonly columns: number;
 }
 
 /** Holds rows that may be a wrapped object until they prove to be one or not. */
@@ -85,14 +91,18 @@ export class WrappedJson {
     if (line.cut) return [...this.flush(), { kind: "row", line }];
     const text = textOf(line);
     const columns = width(text);
-    if (columns > this.#width || text === "") return [...this.#giveUp(), ...this.offer(line)];
-    this.#rows.push({ line, text });
+    const widest = Math.max(this.#width, columns);
+    // Every row held is followed by this one, so each must have filled the screen.
+    if (text === "" || this.#rows.some((row) => widest - row.columns > SLACK)) return [...this.#giveUp(), ...this.offer(line)];
+    const joined = this.#rows.map((row) => row.text.padEnd(row.text.length + widest - row.columns)).join("") + text;
+    // This row is the last one when the object ends here (it may end at the edge, too).
+    const json = text.endsWith("}") ? parseJsonObject(joined) : undefined;
+    this.#rows.push({ line, text, columns });
     this.#bytes += line.bytes.length;
-    const joined = this.#rows.map((row) => row.text).join("");
-    // A row as wide as the first may still be the last one (the object ended at the edge).
-    const json = columns < this.#width || joined.endsWith("}") ? parseJsonObject(joined) : undefined;
     if (json !== undefined) return [{ kind: "joined", line: this.#take(joined, json) }];
-    if (columns < this.#width || this.#bytes > MOST_BYTES) return this.#giveUp();
+    // Too narrow to be full, so it was the last row; or too much held.
+    if (widest - columns > SLACK || this.#bytes > MOST_BYTES) return this.#giveUp();
+    this.#width = widest;
     return [];
   }
 
@@ -108,7 +118,7 @@ export class WrappedJson {
     const text = textOf(line);
     const columns = width(text);
     if (columns < MIN_WIDTH || !text.startsWith('{"') || parseJsonObject(text) !== undefined) return [{ kind: "row", line }];
-    this.#rows = [{ line, text }];
+    this.#rows = [{ line, text, columns }];
     this.#width = columns;
     this.#bytes = line.bytes.length;
     return [];

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { Capture, captureAll } from "../../src/capture/pipeline.js";
+import { SLACK } from "../../src/capture/rejoin.js";
 import type { Line } from "../../src/capture/line.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
 
@@ -41,13 +42,26 @@ describe("wrapped JSON rows of a screen snapshot", () => {
     expect(chunked).toEqual(captureAll([bytes]));
   });
 
+  it("get back the spaces a snapshot trimmed off the end of a row", () => {
+    for (const spaces of [1, 3, SLACK]) {
+      // `{"type":"result","subtype":"success","result":"` is 47 characters: row 1 ends in spaces and
+      // row 2 fills the screen (a snapshot whose every full row ended in spaces is not joined).
+      const text = `${"x".repeat(67 - 47 - spaces)}${" ".repeat(spaces)}${"y".repeat(67)}end`;
+      const line = JSON.stringify({ type: "result", subtype: "success", result: text, session_id: "3e7b1c94-0a5d-4f28-b6e3-9d41c7a2f805" });
+      const screen = rows(line).map((row) => row.trimEnd());
+      expect(screen.slice(0, 2).map((row) => row.length)).toEqual([67 - spaces, 67]);
+      const lines = captureAll([screen.join("\n") + "\n"]);
+      expect(lines.map((l) => l.text)).toEqual([line]);
+    }
+  });
+
   it("are left row by row when a terminal could not have cut them so", () => {
     const pretty = JSON.stringify(JSON.parse(INIT), null, 2).split("\n");
     const indented = rows(INIT, 65).map((row) => `  ${row}`);
     const uneven = rows(INIT);
-    uneven[1] = (uneven[1] ?? "").slice(0, -1);
+    uneven[1] = (uneven[1] ?? "").slice(0, -(SLACK + 1));
     const wide = rows(INIT);
-    wide[2] = `${wide[2] ?? ""}x`;
+    wide[2] = `${wide[2] ?? ""}${"x".repeat(SLACK + 1)}`;
     for (const screen of [pretty, indented, uneven, wide, rows(INIT, 30)]) {
       const lines = captureAll([screen.join("\n") + "\n"]);
       expect(lines.map((line) => line.text)).toEqual(screen.map((row) => row.trimEnd()));
