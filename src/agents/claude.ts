@@ -89,7 +89,25 @@ const data = definePlugin({
   rejected: ["No conversation found with session ID", "Session ID \\S+ is already in use"],
   // A resumed print-mode run has no prompt (see warmArgs) and Claude refuses to run without one:
   // nothing is wrong with the ID. 2.1.197 says the second one for a session it found.
-  transient: ["Input must be provided either through stdin or as a prompt argument", "Provide a prompt to continue the conversation"],
+  // The API unreachable, the key refused, a limit hit: Claude exits 1 before any turn and the
+  // session is fine. 2.1.330 prints (here, against a closed port / a 401 / a 429 API):
+  //   API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)
+  //   Invalid API key · Fix external API key                     (`· Please run /login` on login)
+  //   API Error: Request rejected (429) · This request would exceed your account's rate limit. …
+  // and subscriptions print `You've hit your limit · resets 1pm (Europe/Lisbon)`, exit 1
+  // (slopus/happy#465; `session limit` in openclaw/openclaw#125285). Not anchored: in stream-json
+  // the same text is the `result` line's string.
+  transient: [
+    "Input must be provided either through stdin or as a prompt argument",
+    "Provide a prompt to continue the conversation",
+    "API Error: (?:Connection|Unable to connect|Request timed out)",
+    "API Error: Request rejected \\((?:429|5\\d\\d)\\)",
+    "API Error: 401 ",
+    "Invalid API key · (?:Fix external API key|Please run /login)",
+    "Not logged in · Please run /login",
+    "You've hit your (?:[a-z]+ )?limit",
+    "Credit balance is too low",
+  ],
 });
 
 export const claude: AgentPlugin = {

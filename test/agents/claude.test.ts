@@ -103,6 +103,23 @@ describe("claude rules", () => {
     expect(matchesAny(claude.transient, "Error: Input must be provided either through stdin or as a prompt argument when using --print")).toBe(true);
     expect(matchesAny(claude.transient, "Error: No deferred tool marker found in the resumed session. Provide a prompt to continue the conversation.")).toBe(true);
   });
+
+  it("keeps the pointer on the network, auth and limit failures 2.1.330 and public reports print", () => {
+    for (const text of [
+      "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+      "Invalid API key · Fix external API key",
+      "Invalid API key · Please run /login",
+      "API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.",
+      "You've hit your limit · resets 1pm (Europe/Lisbon)",
+      "You've hit your session limit · resets 8:30am (America/Los_Angeles)",
+      `{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Fix external API key","session_id":"${ID}"}`,
+    ]) {
+      expect(matchesAny(claude.transient, text), text).toBe(true);
+      expect(matchesAny(claude.rejected, text), text).toBe(false);
+    }
+    expect(matchesAny(claude.transient, `No conversation found with session ID: ${ID}`)).toBe(false);
+    expect(matchesAny(claude.transient, "API Error: 400 duplicate tool_use ID in conversation history.")).toBe(false);
+  });
 });
 
 describe("claude session store", () => {

@@ -8,14 +8,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Cleanup, exitOf, WAIT_MS } from "../e2e/support.js";
-import { FakeAnthropic } from "./fake-anthropic.js";
-import { claudeEnv, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, UUID } from "./support.js";
+import { RefusingApi } from "./drift-support.js";
+import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
+import { claudeEnv, closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID } from "./support.js";
 
 const cleanup = new Cleanup();
 const api = fakeApiPerTest(cleanup, () => FakeAnthropic.start());
 
 const STREAM = ["--output-format", "stream-json", "--verbose"];
 const REMEMBER = "remember the word zebra";
+const ASK = "which word?";
 const WIDTH = 67;
 
 /** A line cut into rows of the screen's width, as a screen snapshot holds it. */
@@ -63,5 +65,52 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} stream lines before
     expect(replayOf(sb, state)).toMatchObject({ status: 0, result: { format: "agentapi-state", agent: "claude", id, state: "confirmed", rule: "result" } });
     // Kept for fixtures/claude (the real lines before init, and where each line ends).
     if (process.env["DRIFT_KEEP"]) writeFileSync(process.env["DRIFT_KEEP"], lines.join("\n") + "\n");
+  });
+
+  it("keeps the pointer when a warm start cannot reach the API or the key is refused, and resumes it once the API answers", async () => {
+    const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", REMEMBER, ...STREAM])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const pointer = sb.readPointer();
+    const id = String(pointer["id"]);
+    expect(pointer).toMatchObject({ state: "confirmed", history: [] });
+
+    // Plain print mode: its only output is the error line (with stream-json the failure is a
+    // `result` line too, which confirms the session). No retries, so each failure ends at once
+    // (the default is 10 retries with back-off).
+    const refused = await RefusingApi.start(401);
+    const offline = `http://127.0.0.1:${await closedPort()}`;
+    const seen: Record<string, string> = {};
+    try {
+      for (const [name, url] of [["closed port", offline], ["401", refused.url]] as const) {
+        const env = { ...sb.env, ANTHROPIC_BASE_URL: url, CLAUDE_CODE_MAX_RETRIES: "0" };
+        const warm = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["claude", "-p", ASK]), { env }));
+        expect((await exitOf(warm, WAIT_MS * 4)).exitCode, name).toBe(1);
+        expect(startsIn(sb.readLog()).at(-1), name).toEqual(["claude", "-p", "--resume", id, "--", ASK]);
+        seen[name] = rawText(warm);
+        // Kept: not set aside, no fresh session started in its place.
+        expect(sb.asideFiles("rejected"), name).toEqual([]);
+        expect(sb.readPointer(), name).toMatchObject({ id, history: [] });
+        expect(startsIn(sb.readLog()).filter((argv) => argv.includes("--session-id")), name).toHaveLength(1);
+      }
+      expect(refused.requests.length).toBeGreaterThan(0);
+    } finally {
+      await refused.close();
+    }
+    // What 2.1.330 said (the plugin's transient texts).
+    expect(seen["closed port"]).toMatch(/^API Error: Connection refused — a firewall or proxy may be blocking it \(ECONNREFUSED\)/m);
+    expect(seen["401"]).toMatch(/^Invalid API key · Fix external API key/m);
+
+    // The API answers again: the same session resumes, with its first turn.
+    const back = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(back, WAIT_MS * 4)).exitCode).toBe(0);
+    const asked = api().conversation(ASK);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.sessionId).toBe(id);
+    // Claude kept the failed attempts' message in the session too (merged into one user turn).
+    const texts = userTexts(asked[0]?.messages ?? []).filter((t) => t !== "");
+    expect(texts[0]).toBe(REMEMBER);
+    expect(texts.at(-1)).toContain(ASK);
+    expect(asked[0]?.answer).toBe("FAKE-API: the word is zebra.");
   });
 });
