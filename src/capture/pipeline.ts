@@ -10,6 +10,8 @@ import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
  */
 export type LineFilter = (bytes: string) => boolean;
 
+const OPEN_BRACE = 0x7b;
+
 // Bytes that are all printable ASCII (most lines) are their own text: nothing to decode or clean.
 const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
 
@@ -45,16 +47,22 @@ export class Capture {
   }
 
   #deliver(raw: readonly RawLine[], onLine: (line: Line) => void): void {
+    const wrapped = this.#wrapped;
     for (const line of raw) {
       // Rows are held only after one that starts like a wrapped object: other lines cost one check.
-      if (this.#wrapped.holding || mayStartWrapped(line.bytes)) this.#each(this.#wrapped.offer(line), onLine);
-      else this.#one(line, onLine);
+      if (wrapped.holding || (line.bytes.charCodeAt(0) === OPEN_BRACE && mayStartWrapped(line.bytes))) {
+        this.#each(wrapped.offer(line), onLine);
+        continue;
+      }
+      if (line.cut === undefined && this.#wanted !== undefined && !this.#wanted(line.bytes)) continue;
+      this.#one(line, onLine);
     }
   }
 
   #each(lines: readonly Rejoined[], onLine: (line: Line) => void): void {
     for (const item of lines) {
       if (item.kind === "row") {
+        if (item.line.cut === undefined && this.#wanted !== undefined && !this.#wanted(item.line.bytes)) continue;
         this.#one(item.line, onLine);
         continue;
       }
@@ -64,8 +72,8 @@ export class Capture {
     }
   }
 
+  /** A line the filter let through: decoded, cleaned, parsed. */
   #one(line: RawLine, onLine: (line: Line) => void): void {
-    if (line.cut === undefined && this.#wanted !== undefined && !this.#wanted(line.bytes)) return;
     const text = PLAIN_ASCII.test(line.bytes) ? line.bytes.trimEnd() : cleanText(decodeLine(line.bytes));
     if (text === "") return;
     const json = line.cut ? undefined : parseJsonObject(text);
