@@ -19,6 +19,8 @@ export interface CaptureOptions {
   readonly maxLineBytes?: number;
   /** Lines it turns down are counted but not delivered; cut lines are always delivered. */
   readonly wanted?: LineFilter;
+  /** The screen's width, when known: rows of a wrapped JSON line are joined even if each lost its trailing spaces. */
+  readonly width?: number;
 }
 
 /**
@@ -30,11 +32,12 @@ export class Capture {
   readonly #splitter: LineSplitter;
   readonly #wanted: LineFilter | undefined;
   // JSON lines a screen snapshot wrapped into rows (agentapi's state file, tmux capture-pane).
-  readonly #wrapped = new WrappedJson();
+  readonly #wrapped: WrappedJson;
 
   constructor(options: CaptureOptions = {}) {
     this.#splitter = new LineSplitter(options.maxLineBytes);
     this.#wanted = options.wanted;
+    this.#wrapped = new WrappedJson(options.width);
   }
 
   push(chunk: Uint8Array | string, onLine: (line: Line) => void): void {

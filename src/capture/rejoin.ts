@@ -80,6 +80,12 @@ export class WrappedJson {
   #width = 0;
   #bytes = 0;
 
+  /**
+   * `screenWidth`, when known (a cast's header, `--width`, the PTY's columns), counts as the widest
+   * row from the start: then rows that all lost trailing spaces still join. 0: learnt from the rows.
+   */
+  constructor(private readonly screenWidth = 0) {}
+
   /** Rows are being held: every line must be offered until `flush`. */
   get holding(): boolean {
     return this.#rows.length > 0;
@@ -119,7 +125,8 @@ export class WrappedJson {
     const columns = width(text);
     if (columns < MIN_WIDTH || !text.startsWith('{"') || parseJsonObject(text) !== undefined) return [{ kind: "row", line }];
     this.#rows = [{ line, text, columns }];
-    this.#width = columns;
+    // A first row wider than the screen did not come from it: the hint is ignored.
+    this.#width = this.screenWidth > columns && this.screenWidth - columns <= SLACK ? this.screenWidth : columns;
     this.#bytes = line.bytes.length;
     return [];
   }

@@ -55,6 +55,25 @@ describe("wrapped JSON rows of a screen snapshot", () => {
     }
   });
 
+  it("get every trimmed space back when the screen's width is known", () => {
+    const text = `${"x".repeat(67 - 47 - 2)}  ${"y".repeat(67 - 2)}  end`;
+    const line = JSON.stringify({ type: "result", subtype: "success", result: text, session_id: "3e7b1c94-0a5d-4f28-b6e3-9d41c7a2f805" });
+    const screen = rows(line).map((row) => row.trimEnd()).join("\n") + "\n";
+    const read = (width?: number): string[] => {
+      const capture = new Capture(width === undefined ? {} : { width });
+      const lines: Line[] = [];
+      capture.push(screen, (l) => lines.push(l));
+      capture.end((l) => lines.push(l));
+      return lines.map((l) => l.text);
+    };
+    // Without it the rows are as wide as each other, so they join, but the spaces stay lost.
+    const lost = line.replace(/ {2}/g, "");
+    expect(read()).toEqual([lost]);
+    expect(read(67)).toEqual([line]);
+    // A width the rows do not fit is no hint.
+    expect(read(40)).toEqual([lost]);
+  });
+
   it("are left row by row when a terminal could not have cut them so", () => {
     const pretty = JSON.stringify(JSON.parse(INIT), null, 2).split("\n");
     const indented = rows(INIT, 65).map((row) => `  ${row}`);
