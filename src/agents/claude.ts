@@ -40,6 +40,9 @@ function tokens(args: readonly string[]): Token[] {
   return out;
 }
 
+// `system` lines besides init that carry Claude's own session_id (see the json rules).
+const SYSTEM_EVENTS = ["hook_started", "hook_progress", "hook_response", "status", "thinking_tokens", "compact_boundary", "api_retry"];
+
 /** The config folder: `CLAUDE_CONFIG_DIR` moves all of ~/.claude (seen with 2.1.197). */
 const configDir = (context: RunContext): string => context.env["CLAUDE_CONFIG_DIR"] || join(context.home, ".claude");
 
@@ -47,13 +50,27 @@ const data = definePlugin({
   name: "claude",
   names: ["claude"],
   grammar: UUID,
-  // `claude -p --output-format stream-json --verbose`: init is not always line 1 (hook lines with
-  // their own `hook_id` UUIDs may come first), and a transcript exists only once a turn ended.
-  // A failed resume is a `result` too (`is_error`, `errors: ["No conversation found …"]`): only
-  // `success` confirms.
+  // `claude -p --output-format stream-json --verbose`: every line Claude writes carries its own
+  // top-level `session_id`, and init is not always line 1. Claude 2.1.98 (a public transcript, see
+  // fixtures/claude/README.md) writes, in this order:
+  //   {"type":"system","subtype":"hook_started","hook_id":"<uuid>",…,"uuid":"<uuid>","session_id":"<id>"}
+  //   {"type":"system","subtype":"hook_response",…,"session_id":"<id>"}
+  //   {"type":"system","subtype":"init",…,"session_id":"<id>"}
+  //   {"type":"assistant",…,"session_id":"<id>"}
+  //   {"type":"rate_limit_event","rate_limit_info":{…},"uuid":"<uuid>","session_id":"<id>"}
+  //   {"type":"result","subtype":"success",…,"session_id":"<id>"}
+  // so a run killed after its hooks, or a stream read from its middle, still names the session.
+  // The other `system` lines public streams show (`status`, `thinking_tokens`, `compact_boundary`,
+  // `api_retry`) and `stream_event` lines carry it the same way. Only the top-level field is read
+  // (nested `session_id`s, `uuid`, `hook_id`, `parent_tool_use_id` are other things), and lines of
+  // a type or subtype Claude is not known to write are not read at all. A transcript exists only
+  // once a turn ended, and a failed resume is a `result` too (`is_error`, `errors: ["No
+  // conversation found …"]`): only `success` confirms.
   json: [
     { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
     { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    { name: "event", field: "session_id", when: { type: ["system"], subtype: SYSTEM_EVENTS }, state: "provisional" },
+    { name: "event", field: "session_id", when: { type: ["rate_limit_event", "stream_event"] }, state: "provisional" },
     { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
   ],
   text: [
@@ -72,7 +89,25 @@ const data = definePlugin({
   rejected: ["No conversation found with session ID", "Session ID \\S+ is already in use"],
   // A resumed print-mode run has no prompt (see warmArgs) and Claude refuses to run without one:
   // nothing is wrong with the ID. 2.1.197 says the second one for a session it found.
-  transient: ["Input must be provided either through stdin or as a prompt argument", "Provide a prompt to continue the conversation"],
+  // The API unreachable, the key refused, a limit hit: Claude exits 1 before any turn and the
+  // session is fine. 2.1.330 prints (here, against a closed port / a 401 / a 429 API):
+  //   API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)
+  //   Invalid API key · Fix external API key                     (`· Please run /login` on login)
+  //   API Error: Request rejected (429) · This request would exceed your account's rate limit. …
+  // and subscriptions print `You've hit your limit · resets 1pm (Europe/Lisbon)`, exit 1
+  // (slopus/happy#465; `session limit` in openclaw/openclaw#125285). Not anchored: in stream-json
+  // the same text is the `result` line's string.
+  transient: [
+    "Input must be provided either through stdin or as a prompt argument",
+    "Provide a prompt to continue the conversation",
+    "API Error: (?:Connection|Unable to connect|Request timed out)",
+    "API Error: Request rejected \\((?:429|5\\d\\d)\\)",
+    "API Error: 401 ",
+    "Invalid API key · (?:Fix external API key|Please run /login)",
+    "Not logged in · Please run /login",
+    "You've hit your (?:[a-z]+ )?limit",
+    "Credit balance is too low",
+  ],
 });
 
 export const claude: AgentPlugin = {

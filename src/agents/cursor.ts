@@ -25,13 +25,34 @@ const data = definePlugin({
   name: "cursor",
   names: ["cursor-agent", "agent"],
   grammar: UUID,
-  // `-p --output-format stream-json`: `system`/`init` and every later line carry `session_id`
-  // (look-alikes: `request_id`, tool `call_id`). Nothing is kept before a turn completed: Cursor
-  // opens a new, empty chat for an ID it does not know instead of failing, so resuming an unsaved
-  // ID would lose the task without any fallback. Only `result` (or the chat on disk) pins.
-  json: [{ name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" }],
-  // The interactive TUI prints no chat ID that is documented: its chat folder captures it.
-  text: [],
+  // `-p --output-format stream-json` (Cursor's "Output format" reference, its example sequence):
+  //   {"type":"system","subtype":"init","apiKeySource":"login","cwd":"…","session_id":"<uuid>",…}
+  //   {"type":"user","message":{…},"session_id":"<uuid>"}
+  //   {"type":"assistant","message":{…},"session_id":"<uuid>"}
+  //   {"type":"tool_call","subtype":"started","call_id":"…","tool_call":{…},"session_id":"<uuid>"}
+  //   {"type":"result","subtype":"success",…,"session_id":"<uuid>","request_id":"…"}
+  // Every line carries the chat's own top-level `session_id`, so each is evidence: a run killed
+  // before `result` still names its chat (tiann/hapi#744: Cursor has written the chat's transcript
+  // folder within 2 s of start, so the ID resumes). Only `result` confirms; a failed `result`, a
+  // line of another type, and `request_id`, `call_id` or IDs nested in messages are not read.
+  json: [
+    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
+    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    { name: "event", field: "session_id", when: { type: ["tool_call"] }, state: "provisional" },
+    { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
+  ],
+  // The TUI on exit names the chat with the command that resumes it (Cursor Agent 2026.09, seen
+  // in public harness notes: "agent --resume=<id>", `cursor-agent` for older installs), at column 0:
+  //   agent --resume=0fb6d1a2-5c3e-4b7f-9a81-2d4e6c8b0f13
+  //   cursor-agent --resume="0fb6d1a2-5c3e-4b7f-9a81-2d4e6c8b0f13"     the docs quote the ID
+  // Chat text and the prompt box are indented (`  Run cursor-agent --resume=…`, `│ > …`): not taken.
+  text: [
+    {
+      name: "exit-hint",
+      pattern: `^(?:cursor-)?agent --resume=(?<q>["']?)(?<id>${UUID})\\k<q>(?![0-9A-Za-z-])`,
+      state: "provisional",
+    },
+  ],
   resume: ["{args}", "--resume={id}"],
   // No rejection text is documented (an unknown ID opens a new chat, which the pointer follows);
   // a non-zero exit early in a warm start still counts as a rejection.
@@ -55,10 +76,22 @@ export const cursor: AgentPlugin = {
   warmArgs(args, id) {
     return [...render(withoutPositionals(withoutOptions(tokenize(args, ARGV), RESUMING))), `--resume=${id}`];
   },
-  // ~/.cursor/chats/<md5(cwd)>/<chat id>/store.db, written once the first turn completed.
+  // Two layouts, both named by the chat ID: ~/.cursor/chats/<md5(cwd)>/<chat id>/store.db (the
+  // stream-json chats; tiann/hapi#841), and ~/.cursor/projects/<cwd>/agent-transcripts/<chat id>/
+  // <chat id>.jsonl (newer builds; mattpocock/sandcastle#673, tiann/hapi#744), where <cwd> is the
+  // path without its leading `/` and `/` turned into `-` (`Users-janine-Documents-TbF-Projects-
+  // NextSeason` in public paths). Whether other characters are replaced too is not known, so the
+  // Claude-style spelling is searched as well; a folder that does not exist finds nothing.
   store: {
     rule: "chat-folder",
-    where: (context) => [{ dir: join(context.home, ".cursor", "chats", createHash("md5").update(context.cwd).digest("hex")), depth: 0 }],
+    where: (context) => {
+      const bare = context.cwd.replace(/^\/+/, "");
+      const projects = [...new Set([bare.replace(/\//g, "-"), bare.replace(/[^A-Za-z0-9]/g, "-")])];
+      return [
+        { dir: join(context.home, ".cursor", "chats", createHash("md5").update(context.cwd).digest("hex")), depth: 0 },
+        ...projects.map((name) => ({ dir: join(context.home, ".cursor", "projects", name, "agent-transcripts"), depth: 0 })),
+      ];
+    },
     name: new RegExp(`^(?<id>${UUID})$`),
     wholeId: true,
   },

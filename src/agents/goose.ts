@@ -63,11 +63,25 @@ export const goose: AgentPlugin = {
     // A resumed banner means goose found the session: confirmed. The two rows are matched as one.
     { name: "banner-resumed", pattern: new RegExp(`resuming session \\|.*?\\ssession id:\\s*(?<id>${ID})`), state: "confirmed" },
     { name: "banner", pattern: new RegExp(`^\\s*session id:\\s*(?<id>${ID})`), state: "provisional" },
+    // goose <= 1.0 named the session file instead (public terminal logs of 2025-03 and 2025-05):
+    //   starting session | provider: google model: gemini-2.0-flash-lite-001
+    //       logging to /Users/me/.local/share/goose/sessions/20250320_014129.jsonl
+    { name: "banner", pattern: new RegExp(`^\\s*logging to .*/sessions/(?<id>${ID})\\.jsonl$`), state: "provisional" },
     // Newer goose (session/output.rs) prints a status line and the ID on the row below:
     //   ● new session · openai gpt-4o          (`● resuming · …` when resumed)
     //     20260222_9 · /home/coder/project
     { name: "status-resumed", pattern: new RegExp(`● resuming · .*?\\s(?<id>${GOOSE_ID})`), state: "confirmed" },
     { name: "status", pattern: new RegExp(`● new session · .*?\\s(?<id>${GOOSE_ID})`), state: "provisional" },
+    // The closing line when the interactive session ends (`exit`, Ctrl-D), at column 0, the ID cyan:
+    //   ( O)> exit
+    //   Closing session. Session ID: 20260609_3                       goose with numbered IDs
+    //   Closing session. Recorded to /Users/me/.local/share/goose/sessions/20250404_150526.jsonl
+    //                                                                 goose <= 1.0: the file's stem
+    // (session/mod.rs `println!("Closing session. Session ID: {}", style(&self.session_id).cyan())`;
+    // a public RHEL walkthrough and public goose 1.0 terminal logs print them so). A name given
+    // with `-n` was the file's stem before numbered IDs: `sessionpin-<uuid>.jsonl` is taken too.
+    { name: "closing", pattern: new RegExp(`^Closing session\\. Session ID: (?<id>${ID})$`), state: "provisional" },
+    { name: "closing", pattern: new RegExp(`^Closing session\\. Recorded to \\S*/(?<id>${ID})\\.jsonl$`), state: "provisional" },
   ],
   rejected: [
     /Cannot resume session .*no such session exists/,

@@ -36,7 +36,9 @@ export const kiro: AgentPlugin = {
     text: [
       // On exit Kiro prints the session ID with the command that resumes it (Session Management):
       //   kiro-cli chat --resume-id f2946a26-3735-4b08-8d05-c928010302d5
-      { name: "exit-hint", pattern: `kiro-cli chat --resume-id[ =](?<id>${UUID})`, state: "provisional" },
+      // A shell-quoted ID (`--resume-id "f2946a26-…"`, as launchers and docs write it) is the same
+      // ID; an opening quote without its closing one is not.
+      { name: "exit-hint", pattern: `kiro-cli chat --resume-id[ =](?<q>["']?)(?<id>${UUID})\\k<q>(?![0-9A-Za-z-])`, state: "provisional" },
     ],
     resume: ["chat", "{args}", "--resume-id", "{id}"],
     // Kiro does not refuse an ID it cannot find: it says so and starts a new session, which

@@ -64,7 +64,20 @@ describe("claude rules", () => {
     const rejected = { type: "result", subtype: "error_during_execution", is_error: true, session_id: ID, errors: [`No conversation found with session ID: ${ID}`] };
     expect(judgeLine(claude, json(rejected))).toEqual([]);
     expect(matchesAny(claude.rejected, JSON.stringify(rejected))).toBe(true);
-    expect(judgeLine(claude, json({ type: "system", subtype: "hook_started", hook_id: FRESH, session_id: ID }))).toEqual([]);
+  });
+
+  it("takes the own session_id of hook, status, rate-limit and stream_event lines (provisional), never of other types", () => {
+    const event = [{ kind: "taken", rule: "event", id: ID, state: "provisional" }];
+    // Claude 2.1.98 (fixtures/claude/stream-2.1.98-hooks-rate-limit): hook lines come before init.
+    expect(judgeLine(claude, json({ type: "system", subtype: "hook_started", hook_id: FRESH, uuid: FRESH, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "system", subtype: "hook_response", hook_id: FRESH, exit_code: 0, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "system", subtype: "status", status: "requesting", uuid: FRESH, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "rate_limit_event", rate_limit_info: { status: "allowed", session_id: FRESH }, uuid: FRESH, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "stream_event", event: { type: "message_start", message: { session_id: FRESH } }, session_id: ID }))).toEqual(event);
+    expect(judgeLine(claude, json({ type: "rate_limit_event", rate_limit_info: { status: "allowed" } }))).toEqual([]);
+    expect(judgeLine(claude, json({ type: "telemetry", session_id: FRESH }))).toEqual([]);
+    expect(judgeLine(claude, json({ type: "system", subtype: "a_future_subtype", session_id: FRESH }))).toEqual([]);
+    expect(judgeLine(claude, json({ type: "control_response", response: { subtype: "success" }, session_id: FRESH }))).toEqual([]);
   });
 
   it("reads the exit hint at column 0 by its length, whatever follows, and never a quoted name", () => {
@@ -89,6 +102,23 @@ describe("claude rules", () => {
     expect(matchesAny(claude.rejected, "Error: Input must be provided either through stdin or as a prompt argument when using --print")).toBe(false);
     expect(matchesAny(claude.transient, "Error: Input must be provided either through stdin or as a prompt argument when using --print")).toBe(true);
     expect(matchesAny(claude.transient, "Error: No deferred tool marker found in the resumed session. Provide a prompt to continue the conversation.")).toBe(true);
+  });
+
+  it("keeps the pointer on the network, auth and limit failures 2.1.330 and public reports print", () => {
+    for (const text of [
+      "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+      "Invalid API key · Fix external API key",
+      "Invalid API key · Please run /login",
+      "API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.",
+      "You've hit your limit · resets 1pm (Europe/Lisbon)",
+      "You've hit your session limit · resets 8:30am (America/Los_Angeles)",
+      `{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Fix external API key","session_id":"${ID}"}`,
+    ]) {
+      expect(matchesAny(claude.transient, text), text).toBe(true);
+      expect(matchesAny(claude.rejected, text), text).toBe(false);
+    }
+    expect(matchesAny(claude.transient, `No conversation found with session ID: ${ID}`)).toBe(false);
+    expect(matchesAny(claude.transient, "API Error: 400 duplicate tool_use ID in conversation history.")).toBe(false);
   });
 });
 

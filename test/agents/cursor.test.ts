@@ -38,17 +38,44 @@ describe("cursor argv", () => {
 describe("cursor rules", () => {
   const json = (value: Record<string, unknown>) => ({ n: 1, text: JSON.stringify(value), json: value });
 
-  it("pins only once a turn completed: a successful result", () => {
-    expect(judgeLine(cursor, json({ type: "system", subtype: "init", session_id: ID }))).toEqual([]);
-    expect(judgeLine(cursor, json({ type: "assistant", session_id: ID }))).toEqual([]);
-    expect(judgeLine(cursor, json({ type: "tool_call", subtype: "started", call_id: OTHER, session_id: ID }))).toEqual([]);
+  it("takes every documented stream line's own session_id (provisional); only a successful result confirms", () => {
+    expect(judgeLine(cursor, json({ type: "system", subtype: "init", apiKeySource: "login", session_id: ID }))).toEqual([
+      { kind: "taken", rule: "system-init", id: ID, state: "provisional" },
+    ]);
+    expect(judgeLine(cursor, json({ type: "user", message: { content: [{ type: "text", text: OTHER }] }, session_id: ID }))).toEqual([
+      { kind: "taken", rule: "message", id: ID, state: "provisional" },
+    ]);
+    expect(judgeLine(cursor, json({ type: "assistant", session_id: ID }))).toEqual([{ kind: "taken", rule: "message", id: ID, state: "provisional" }]);
+    expect(judgeLine(cursor, json({ type: "tool_call", subtype: "started", call_id: OTHER, session_id: ID }))).toEqual([
+      { kind: "taken", rule: "event", id: ID, state: "provisional" },
+    ]);
     expect(judgeLine(cursor, json({ type: "result", subtype: "success", session_id: ID, request_id: OTHER }))).toEqual([
       { kind: "taken", rule: "result", id: ID, state: "confirmed" },
     ]);
     expect(judgeLine(cursor, json({ type: "result", subtype: "success", session_id: `${ID}x` }))).toEqual([
       { kind: "refused", rule: "result", reason: "grammar", value: `${ID}x` },
     ]);
-    expect(judgeLine(cursor, { n: 1, text: `chat ${ID} --resume=${ID}` })).toEqual([]);
+    // A failed result, an unknown type, and IDs that are not the top-level session_id.
+    expect(judgeLine(cursor, json({ type: "result", subtype: "error", is_error: true, session_id: OTHER }))).toEqual([]);
+    expect(judgeLine(cursor, json({ type: "telemetry", session_id: OTHER }))).toEqual([]);
+    expect(judgeLine(cursor, json({ type: "assistant", message: { session_id: OTHER } }))).toEqual([]);
+  });
+
+  it("takes the exit hint at column 0, with or without quotes, and nothing indented or glued", () => {
+    const taken = { kind: "taken", rule: "exit-hint", id: ID, state: "provisional" };
+    expect(judgeLine(cursor, { n: 1, text: `agent --resume=${ID}` })).toEqual([taken]);
+    expect(judgeLine(cursor, { n: 1, text: `cursor-agent --resume=${ID}` })).toEqual([taken]);
+    expect(judgeLine(cursor, { n: 1, text: `cursor-agent --resume="${ID}"` })).toEqual([taken]);
+    expect(judgeLine(cursor, { n: 1, text: `agent --resume='${ID}' to continue` })).toEqual([taken]);
+    for (const text of [
+      `  Run cursor-agent --resume=${ID} to continue it.`,
+      `chat ${ID} --resume=${ID}`,
+      `agent --resume=${ID}0`,
+      `agent --resume="${ID}`,
+      `agent --resume ${ID}`,
+      `my-agent --resume=${ID}`,
+      `agent --resume=-1`,
+    ]) expect(judgeLine(cursor, { n: 1, text }), text).toEqual([]);
   });
 
   it("keeps the pointer when Cursor is not logged in", () => {
@@ -56,12 +83,18 @@ describe("cursor rules", () => {
     expect(cursor.rejected).toEqual([]);
   });
 
-  it("finds chats in ~/.cursor/chats/<md5(cwd)>/<uuid>/", () => {
+  it("finds chats in ~/.cursor/chats/<md5(cwd)>/<uuid>/ and ~/.cursor/projects/<cwd>/agent-transcripts/<uuid>/", () => {
     const store = cursor.store!;
     const md5 = createHash("md5").update("/home/coder/project").digest("hex");
-    expect(store.where({ home: "/home/coder", cwd: "/home/coder/project", env: {} }, new Date())).toEqual([{ dir: `/home/coder/.cursor/chats/${md5}`, depth: 0 }]);
+    expect(store.where({ home: "/home/coder", cwd: "/home/coder/project", env: {} }, new Date())).toEqual([
+      { dir: `/home/coder/.cursor/chats/${md5}`, depth: 0 },
+      { dir: "/home/coder/.cursor/projects/home-coder-project/agent-transcripts", depth: 0 },
+    ]);
+    const dotted = store.where({ home: "/h", cwd: "/srv/my.app", env: {} }, new Date()).map((entry) => entry.dir);
+    expect(dotted.slice(1)).toEqual(["/h/.cursor/projects/srv-my.app/agent-transcripts", "/h/.cursor/projects/srv-my-app/agent-transcripts"]);
     expect(store.name.exec(ID)?.groups?.["id"]).toBe(ID);
     expect(store.name.exec("store.db")).toBeNull();
     expect(store.name.exec(`${ID}.bak`)).toBeNull();
+    expect(store.name.exec(`${ID}.jsonl`)).toBeNull();
   });
 });

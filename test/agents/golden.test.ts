@@ -27,7 +27,8 @@ for (const plugin of Object.values(agents)) {
       expect(existsSync(folder), `missing ${folder}`).toBe(true);
       expect(readdirSync(folder).length).toBeGreaterThan(0);
     });
-    const cases = existsSync(folder) ? readdirSync(folder).filter((name) => !name.includes(".")) : [];
+    // Every folder is a case (a version in its name, `stream-2.1.330-hooks`, has dots): README.md is not.
+    const cases = existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name) : [];
     for (const name of cases) {
       it(name, async () => {
         const dir = join(folder, name);

@@ -16,14 +16,17 @@ const PROMPT = "Summarise the README.";
 const events = (sb: Sandbox, kind?: string): FakeEvent[] => sb.fakeEvents("cursor", kind);
 
 describe("cursor", () => {
-  it("pins a print-mode run once its first turn completed", async () => {
+  it("pins a print-mode run from its init line and confirms it once its first turn completed", async () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["cursor-agent", "-p", "--output-format", "stream-json"])));
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(events(sb, "start").map((e) => e.argv)).toEqual([["-p", "--output-format", "stream-json", PROMPT]]);
     const chat = events(sb, "message")[0]?.chat;
     expect(sb.readPointer()).toMatchObject({ agent: "cursor", id: chat, state: "confirmed", cwd: cwdOf(sb) });
-    expect(sb.readLog()).toMatch(new RegExp(`captured confirmed ${chat} \\(rule (result|chat-folder)`));
+    // Every stream line carries the chat's session_id (Cursor's output-format reference): init
+    // captures it, and the result (or the chat's folder) confirms it.
+    expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${chat} \\(rule system-init`));
+    expect(sb.readLog()).toMatch(new RegExp(`confirmed ${chat} \\(rule (result|chat-folder)`));
   });
 
   it("pins the interactive chat from its folder and resumes it with --resume=<id>, without the prompt", async () => {
