@@ -1,4 +1,5 @@
 import { bytesNeedCleaning } from "./capture/clean.js";
+import { mayStartWrapped } from "./capture/rejoin.js";
 import { asBytes } from "./capture/lines.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -62,6 +63,8 @@ export function lineClues({ json, textRules }: RelevanceRules): LineClues {
     clue(bytes, mayHaveControls = true) {
       // Cleaning never adds a "{", and only a line that is an object is read by JSON rules.
       if (!bytes.includes("{")) return IRRELEVANT;
+      // The first row of a JSON line a screen snapshot wrapped: its fields are on the next rows.
+      if (mayStartWrapped(bytes)) return JUDGE;
       if (spelledOtherwise(bytes, mayHaveControls)) return JUDGE;
       return idValue(bytes, fields);
     },

@@ -67,10 +67,10 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
   const only = explainers.length === 1 && !o.trace && explainers[0]?.extractor.plugin.text.length === 0 ? explainers[0] : undefined;
   const stretches = o.jobs ?? Math.min(availableParallelism(), MOST_AUTO_JOBS, Math.floor((size ?? 0) / LEAST_BYTES_PER_JOB));
   if (file && size !== undefined && only && stretches > 1) {
-    await readInParallel({ path: file.path, size }, only.extractor, stretches, feed, file.reached);
+    await readInParallel({ path: file.path, size }, only.extractor, stretches, feed, file.reached, width);
   } else {
     // Explaining shows every line; otherwise only lines that could change a plugin's pin are read.
-    const capture = new Capture(o.trace ? {} : { wanted: (bytes) => explainers.some((e) => e.extractor.mayChange(bytes)) });
+    const capture = new Capture({ width, ...(o.trace ? {} : { wanted: (bytes: string) => explainers.some((e) => e.extractor.mayChange(bytes)) }) });
     for await (const chunk of source.chunks) {
       time = chunk.time;
       capture.push(chunk.data, feed);

@@ -89,7 +89,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   let everyLine = true;
   const extractor = o.capture?.extractor;
   // Without a plugin nothing reads the lines: the output is only passed through.
-  const capture = extractor && new Capture(o.trace !== undefined ? {} : { wanted: (bytes) => everyLine || extractor.mayChange(bytes) });
+  const width = o.terminal.size().cols;
+  const capture = extractor && new Capture({ width, ...(o.trace !== undefined ? {} : { wanted: (bytes: string) => everyLine || extractor.mayChange(bytes) }) });
   const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);

@@ -27,11 +27,13 @@ export class RangeReader {
     private readonly fd: number,
     private readonly extractor: Extractor,
     private readonly onLine: (line: Line) => void,
+    /** The screen's width, for rows of wrapped JSON lines (see Capture). */
+    private readonly width = 0,
   ) {}
 
   /** Reads [start, end), whose first line is number `before` + 1. */
   async #read(start: number, end: number, before: number): Promise<void> {
-    const capture = new Capture({ wanted: (bytes) => this.extractor.mayChange(bytes) });
+    const capture = new Capture({ width: this.width, wanted: (bytes) => this.extractor.mayChange(bytes) });
     const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
     // A block to read can be most of a file (every line judged): timers get turns meanwhile.
     for (const chunk of rangeChunks(this.fd, start, end, this.#buffer)) {
@@ -61,6 +63,7 @@ export async function readInParallel(
   stretches: number,
   onLine: (line: Line) => void,
   progress: (offset: number) => void,
+  width = 0,
 ): Promise<void> {
   const fd = openSync(file.path, "r");
   const scans: WorkerScan[] = [];
@@ -68,7 +71,7 @@ export async function readInParallel(
     const starts = stretchStarts(fd, file.size, stretches);
     const rules = relevanceRules(extractor.plugin);
     for (const [i, start] of starts.entries()) scans.push(new WorkerScan({ path: file.path, start, end: starts[i + 1], rules }));
-    await readBlocks(new RangeReader(fd, extractor, onLine), scans, progress);
+    await readBlocks(new RangeReader(fd, extractor, onLine, width), scans, progress);
   } finally {
     for (const scan of scans) scan.stop();
     closeSync(fd);

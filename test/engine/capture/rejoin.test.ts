@@ -3,10 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { Capture, captureAll } from "../../src/capture/pipeline.js";
-import { SLACK } from "../../src/capture/rejoin.js";
-import type { Line } from "../../src/capture/line.js";
-import { CLI, ROOT } from "../helpers/sandbox.js";
+import { Capture, captureAll } from "../../../src/engine/capture/pipeline.js";
+import { SLACK } from "../../../src/engine/capture/rejoin.js";
+import type { Line } from "../../../src/engine/capture/line.js";
+import { CLI, ROOT } from "../../helpers/sandbox.js";
 
 const FIXTURES = join(ROOT, "fixtures");
 const exec = promisify(execFile);
