@@ -1,6 +1,6 @@
 import type { ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
-import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, sessionHeader, SESSION_ID } from "./pi-family.js";
+import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID } from "./pi-family.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
@@ -50,7 +50,7 @@ const data = definePlugin({
   name: "omp",
   names: ["omp"],
   grammar: SESSION_ID,
-  json: [sessionHeader()],
+  json: [SESSION_HEADER],
   // The TUI shows no session ID; the session file in sessionpin's folder captures it.
   text: [],
   resume: ["--session", "{id}"],

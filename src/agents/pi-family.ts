@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
+import type { DeclarativePlugin } from "./declarative.js";
 import type { AgentPlugin, ColdStart, RunContext, SessionStore } from "./types.js";
 
 /**
@@ -24,7 +25,7 @@ export const SESSION_ID = "(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
  * `parentSession` and every entry's 8-character `id`/`parentId` are never read. Provisional: the
  * session file is written only once the first assistant message exists.
  */
-export const sessionHeader = (): { name: string; field: string; when: Record<string, string[]>; state: "provisional" } => ({ name: "session-header", field: "id", when: { type: ["session"] }, state: "provisional" });
+export const SESSION_HEADER: NonNullable<DeclarativePlugin["json"]>[number] = { name: "session-header", field: "id", when: { type: ["session"] }, state: "provisional" };
 
 /**
  * Failures of the provider, printed by `-p` before the process exits 1: they say nothing about
