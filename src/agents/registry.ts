@@ -11,14 +11,15 @@ import { goose } from "./goose.js";
 import { kiro } from "./kiro.js";
 import { omp } from "./omp.js";
 import { opencode } from "./opencode.js";
+import { pi } from "./pi.js";
 import { q } from "./q.js";
 import { qwen } from "./qwen.js";
 import type { AgentPlugin } from "./types.js";
 
-export type AgentId = "aider" | "amp" | "auggie" | "claude" | "codex" | "copilot" | "cursor" | "gemini" | "goose" | "kiro" | "omp" | "opencode" | "q" | "qwen";
+export type AgentId = "aider" | "amp" | "auggie" | "claude" | "codex" | "copilot" | "cursor" | "gemini" | "goose" | "kiro" | "omp" | "opencode" | "pi" | "q" | "qwen";
 
 /** Every built-in plugin; the compiler checks that each AgentId has one. */
-export const agents = { aider, amp, auggie, claude, codex, copilot, cursor, gemini, goose, kiro, omp, opencode, q, qwen } satisfies Record<AgentId, AgentPlugin>;
+export const agents = { aider, amp, auggie, claude, codex, copilot, cursor, gemini, goose, kiro, omp, opencode, pi, q, qwen } satisfies Record<AgentId, AgentPlugin>;
 
 const builtIn: readonly AgentPlugin[] = Object.values(agents);
 

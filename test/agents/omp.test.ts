@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
 import { omp, ompSessionDir } from "../../src/agents/omp.js";
@@ -70,14 +72,40 @@ describe("omp rules", () => {
     expect(matchesAny(omp.rejected, "Session not found")).toBe(false);
   });
 
-  it("files sessions as <timestamp>_<id>.jsonl with a header of this folder", () => {
+  it("knows 18.2.3's provider failures as transient, and they are not rejections", () => {
+    for (const text of [
+      "401 fake chat API: refused",
+      "ECONNREFUSED: Unable to connect. Is the computer able to access the url?",
+      "Error: 503 upstream unavailable",
+    ]) {
+      expect(matchesAny(omp.transient, text), text).toBe(true);
+      expect(matchesAny(omp.rejected, text), text).toBe(false);
+    }
+    for (const text of [`Error: Session "${ID}" not found.`, "The word is 401.", "Working...", "fake chat API: refused (type=authentication_error param=invalid_api_key)"]) {
+      expect(matchesAny(omp.transient, text), text).toBe(false);
+    }
+  });
+
+  it("files sessions as <timestamp>_<id>.jsonl; the header is found on line 2, after 18.2.3's title line", () => {
     const store = omp.store!;
     expect(store.name.exec(`2026-11-22T22-10-31-056Z_${ID}.jsonl`)?.groups?.["id"]).toBe(ID);
     expect(store.name.exec(`2026-11-22T22-10-31-056Z_${NANOID}.jsonl`)?.groups?.["id"]).toBe(NANOID);
     expect(store.name.exec(`2026-11-22T22-10-31-056Z_${ID}`)).toBeNull();
+    // The head of a session file 18.2.3 wrote (cwd /tmp/ompx/fx/w): title line, header, entries.
+    const real = readFileSync(join(import.meta.dirname, "../../fixtures/omp/session-file-1823.jsonl"), "utf8");
+    expect(real.split("\n", 1)[0]).toMatch(/^\{"type":"title"/);
+    expect(store.belongs?.(real, { home: "/h", cwd: "/tmp/ompx/fx/w", env: {} })).toBe(true);
+    expect(store.belongs?.(real, { home: "/h", cwd: "/tmp/ompx/fx", env: {} })).toBe(false);
     const context = { home: "/h", cwd: "/w", env: {} };
     expect(store.belongs?.(JSON.stringify({ type: "session", version: 3, id: ID, cwd: "/w" }), context)).toBe(true);
     expect(store.belongs?.(JSON.stringify({ type: "session", version: 3, id: ID, cwd: "/x" }), context)).toBe(false);
     expect(store.belongs?.("not json", context)).toBe(false);
+    expect(store.belongs?.("", context)).toBe(false);
+    // Only title lines may come first: a header after any other entry is not this file's.
+    const after = (first: Record<string, unknown>) => `${JSON.stringify(first)}\n${JSON.stringify({ type: "session", id: ID, cwd: "/w" })}\n`;
+    expect(store.belongs?.(after({ type: "title", v: 1, title: "", pad: "   " }), context)).toBe(true);
+    expect(store.belongs?.(after({ type: "message", id: "a1b2c3d4" }), context)).toBe(false);
+    // A title line torn mid-write (the poll reads while omp writes): not yet.
+    expect(store.belongs?.(`{"type":"title","v":1,"ti`, context)).toBe(false);
   });
 });

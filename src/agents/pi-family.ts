@@ -1,0 +1,155 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
+import type { DeclarativePlugin } from "./declarative.js";
+import type { AgentPlugin, ColdStart, RunContext, SessionStore } from "./types.js";
+
+/**
+ * What pi (@mariozechner/pi-coding-agent) and its fork omp (@oh-my-pi/pi-coding-agent) share:
+ * the session header, the session file names, the `--session-dir`/`--session` resume and the
+ * texts of their shared provider layer. Facts seen from pi 0.73.1 and omp 18.2.3 against a fake
+ * OpenAI Chat Completions API on 127.0.0.1 (test/interop/omp.interop.ts, pi.interop.ts).
+ *
+ * Chosen up front by folder: sessionpin gives each of them a session folder of its own, so the
+ * only sessions that appear there are ones sessionpin started, and resumes with `--session <id>`
+ * (never `-c`, which takes whichever session is newest: two writers on one file).
+ */
+
+// pi 0.73.1 and omp 18.2.3 mint UUIDv7 session IDs; older omp builds minted 21-character nanoids.
+// A leading `-` is refused: `--session -abc…` would be read as a bare `--session`.
+export const SESSION_ID = "(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_][A-Za-z0-9_-]{20})";
+
+/**
+ * `--mode json`, line 1 of stdout in both, before any event:
+ * `{"type":"session","version":3,"id":"01a2145a-d031-74f3-…","timestamp":…,"cwd":…}`. Its
+ * `parentSession` and every entry's 8-character `id`/`parentId` are never read. Provisional: the
+ * session file is written only once the first assistant message exists.
+ */
+export const SESSION_HEADER: NonNullable<DeclarativePlugin["json"]>[number] = { name: "session-header", field: "id", when: { type: ["session"] }, state: "provisional" };
+
+/**
+ * Failures of the provider, printed by `-p` before the process exits 1: they say nothing about
+ * the session, which both look up (and refuse) before any request.
+ */
+export const PROVIDER_FAILURES: readonly string[] = [
+  // The HTTP status first, then the provider's own message: pi 0.73.1 and omp 18.2.3 print
+  // `401 fake chat API: refused` for a 401 from an OpenAI-compatible API.
+  "^(?:Error: )?[45]\\d\\d \\S",
+];
+
+/** The session folder sessionpin gives the agent for this working folder, under `~/<dot>/agent/sessionpin`. */
+export function familySessionDir(dot: string, context: Pick<RunContext, "home" | "cwd">): string {
+  const encoded = context.cwd.replace(/^[/\\]+/, "").replace(/[/\\:]/g, "-");
+  return join(context.home, dot, "agent", "sessionpin", `--${encoded}--`);
+}
+
+/**
+ * The session header among the first lines of a session file. pi 0.73.1 writes it on line 1;
+ * omp 18.2.3 writes a fixed-width title line first, the header on line 2:
+ *
+ *   {"type":"title","v":1,"title":"","updatedAt":"…","pad":"<170 spaces>"}
+ *   {"type":"session","version":3,"id":"01a2145a-…","timestamp":"…","cwd":"/work/p"}
+ *
+ * Lines before it may only be title lines; anything else first means no header.
+ */
+export function sessionHeaderOf(head: string): Record<string, unknown> | undefined {
+  for (const line of head.split("\n", 8)) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      return undefined; // a torn first line, or not a session file
+    }
+    if (typeof entry !== "object" || entry === null) return undefined;
+    const type = (entry as Record<string, unknown>)["type"];
+    if (type === "session") return entry as Record<string, unknown>;
+    if (type !== "title") return undefined;
+  }
+  return undefined;
+}
+
+/** The session files in the folder sessionpin gives the agent: `<ISO time, : and . as ->_<id>.jsonl`. */
+export function familyStore(dot: string): SessionStore {
+  return {
+    rule: "session-file",
+    where: (context) => [{ dir: familySessionDir(dot, context), depth: 0 }],
+    name: new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z_(?<id>${SESSION_ID})\\.jsonl$`),
+    wholeId: true,
+    belongs(head, context) {
+      const header = sessionHeaderOf(head);
+      return header !== undefined && header["cwd"] === context.cwd;
+    },
+  };
+}
+
+/** How one member of the family reads its argv. */
+export interface FamilyArgv {
+  readonly name: string;
+  /** The agent's folder under $HOME (`.omp`, `.pi`). */
+  readonly dot: string;
+  readonly spec: ArgvSpec;
+  /** Options that pick a session (dropped from warm starts; in the user's command, they pass through). */
+  readonly sessionPicks: readonly string[];
+  /**
+   * Options that make the command start no conversation sessionpin could resume, or one the
+   * command already names (checked in order, before subcommands and modes).
+   */
+  readonly noConversation: ReadonlyArray<{ readonly names: readonly string[]; readonly why: string }>;
+  readonly protocolModes: readonly string[];
+  readonly subcommands: ReadonlySet<string>;
+  /** Whether a subcommand counts only as the very first argument (pi's), not the first word after options (omp's). */
+  readonly subcommandFirst: boolean;
+  /** A first word that only names the plain start (omp's `launch`). */
+  readonly launch?: string;
+  /** Whether the agent reads `--` as the end of its options (omp does, pi 0.73.1 does not). */
+  readonly separator: boolean;
+}
+
+// argv rewriting gets no RunContext (a core gap): the same home and cwd the core builds it from.
+const here = (): Pick<RunContext, "home" | "cwd"> => ({ home: process.env["HOME"] ?? homedir(), cwd: process.cwd() });
+
+/** passthrough, coldArgs and warmArgs of one member of the family. */
+export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "coldArgs" | "warmArgs"> {
+  const parse = (args: readonly string[]) => {
+    const tokens = tokenize(args, f.spec);
+    const words = positionals(tokens);
+    const launch = f.launch !== undefined && words[0] === f.launch;
+    const command = launch ? undefined : words[0];
+    // `@file` words attach files to the prompt; the rest are messages.
+    const messages = words.slice(launch ? 1 : 0).filter((word) => !word.startsWith("@"));
+    return { tokens, command, messages };
+  };
+  /** The user's own `--session-dir`, else the one sessionpin gives the agent. */
+  const sessionDir = (tokens: readonly Token[]): string => optionValue(tokens, ["--session-dir"]) ?? familySessionDir(f.dot, here());
+  return {
+    passthrough(args) {
+      const { tokens, command } = parse(args);
+      for (const { names, why } of f.noConversation) if (hasOption(tokens, names)) return why;
+      const first = f.subcommandFirst ? (args[0] === command ? command : undefined) : command;
+      if (first !== undefined && f.subcommands.has(first)) return `\`${f.name} ${first}\` is a subcommand, not a conversation`;
+      const mode = optionValue(tokens, ["--mode"]);
+      if (mode !== undefined && f.protocolModes.includes(mode)) return `\`${f.name} --mode ${mode}\` is driven by its client, which owns the session`;
+      return undefined;
+    },
+    // `<agent> --session-dir <dir> [args…] [prompt]`: first, so a `--` in the user's args cannot
+    // swallow it. `-c` goes: in a shared folder it would continue whichever session is newest.
+    coldArgs(args, prompt): ColdStart {
+      const { tokens, messages } = parse(args);
+      const rest = render(withoutOptions(tokens, ["-c", "--continue"]));
+      const own = hasOption(tokens, ["--session-dir"]) ? rest : ["--session-dir", sessionDir(tokens), ...rest];
+      if (prompt === undefined) return { args: own, promptVia: "pty" };
+      if (messages.length > 0) return { args: own, promptVia: "none" };
+      // Both send their positional messages as the first prompt, in the TUI and in print/json modes.
+      const separated = tokens.some((t) => t.kind === "separator") || (!prompt.startsWith("-") && !prompt.startsWith("@"));
+      if (separated) return { args: [...own, prompt], promptVia: "argv" };
+      // pi 0.73.1 has no `--`: a prompt starting with `-` or `@` can only be typed.
+      return f.separator ? { args: [...own, "--", prompt], promptVia: "argv" } : { args: own, promptVia: "pty" };
+    },
+    // `<agent> [options] --session-dir <dir> --session <id>`: no prompt, no `@file`, no other session pick.
+    warmArgs(args, id) {
+      const { tokens } = parse(args);
+      const options = render(withoutOptions(tokens, [...f.sessionPicks, "--session-dir"]).filter((t) => t.kind === "option"));
+      return [...options, "--session-dir", sessionDir(tokens), "--session", id];
+    },
+  };
+}
