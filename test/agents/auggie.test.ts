@@ -54,7 +54,7 @@ describe("auggie argv", () => {
 describe("auggie rules", () => {
   const pinnedFrom = async (output: string) => {
     const extractor = new Extractor(auggie);
-    for (const line of await captureAll([output])) extractor.line(line);
+    for (const line of captureAll([output])) extractor.line(line);
     return extractor.tracker.current;
   };
 

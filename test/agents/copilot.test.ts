@@ -89,7 +89,7 @@ describe("copilot rules", () => {
 
   const pinnedFrom = async (output: string, width = 0) => {
     const extractor = new Extractor(copilot, new SessionTracker(), width);
-    for (const line of await captureAll([output])) extractor.line(line);
+    for (const line of captureAll([output])) extractor.line(line);
     return extractor.tracker.current;
   };
 

@@ -38,7 +38,7 @@ describe("kiro argv", () => {
 describe("kiro rules", () => {
   const pinnedFrom = async (output: string) => {
     const extractor = new Extractor(kiro);
-    for (const line of await captureAll([output])) extractor.line(line);
+    for (const line of captureAll([output])) extractor.line(line);
     return extractor.tracker.current;
   };
 
