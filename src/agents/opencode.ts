@@ -55,10 +55,29 @@ const data = definePlugin({
     { name: "exit-hint", pattern: `^\\s*Continue\\s+opencode\\s+-s\\s+(?<id>${SESSION_ID})`, state: "confirmed" },
   ],
   resume: ["{args}", "-s", "{id}"],
-  // `Error: Session not found` (run) or `Error: Session not found: <id>` (TUI), exit 1.
+  // 1.18.33 refuses an unknown `ses_…` ID at once (about 3 s, exit 1), before any model request:
+  //   run:  Error: Session not found
+  //   TUI:  Error: Session not found: ses_494719016ffe85dkDMj0FPRbHK
   rejected: ["Session not found"],
-  // `opencode run` without a message refuses to start (exit 1); a warm run start drops the message.
-  transient: ["You must provide a message or a command"],
+  transient: [
+    // `opencode run` without a message refuses to start (exit 1); a warm run start drops the message.
+    "You must provide a message or a command",
+    // 1.18.33 with its provider at a closed port retries for about 70 s, then (run, exit 1):
+    //   Error: Cannot connect to API: Unable to connect. Is the computer able to access the url?
+    // and in `--format json` the same text in an `error` event's `error.data.message`. The TUI
+    // shows it on its status row while it retries, a spinner drawn over the space after `Cannot`.
+    "connect to API: Unable to connect",
+    // `run --format json` when the provider refuses (1.18.33, a 401 here, exit 1 within seconds):
+    //   {"type":"error",…,"sessionID":"ses_…","error":{"name":"APIError","data":{"message":"<the
+    //   provider's text>","statusCode":401,"isRetryable":false,…}}}
+    // An APIError comes from the model request, which OpenCode makes only once the session loaded.
+    '"name":"APIError"',
+    // Plain `opencode run` prints the provider's own text (`Error: refused`), which says nothing
+    // recognisable; but first, once the session is loaded and the turn starts, its header:
+    //   > build · fake-model
+    // (agent · model). An unknown ID fails before it, so a failure after it says nothing about the ID.
+    "^> [\\w-]+ · \\S",
+  ],
 });
 
 export const opencode: AgentPlugin = {

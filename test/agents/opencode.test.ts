@@ -73,4 +73,18 @@ describe("opencode rules", () => {
     expect(matchesAny(opencode.transient, "Error: You must provide a message or a command")).toBe(true);
     expect(matchesAny(opencode.rejected, "Error: You must provide a message or a command")).toBe(false);
   });
+
+  it("calls 1.18.33's provider failures transient: closed port, a refused model request, a failure after run's header", () => {
+    const closed = "Error: Cannot connect to API: Unable to connect. Is the computer able to access the url?";
+    const tuiRetry = "\u25a0Cannot\u2b1dconnect to API: Unable to connect. Is the computer able  the url\u2026 [retrying attempt #1]";
+    const refused = `{"type":"error","timestamp":1795638040945,"sessionID":"${ID}","error":{"name":"APIError","data":{"message":"refused","statusCode":401,"isRetryable":false}}}`;
+    for (const line of [closed, JSON.parse(`"${tuiRetry}"`) as string, refused, "> build · fake-model", "> plan · gpt-4.1"]) {
+      expect(matchesAny(opencode.transient, line), line).toBe(true);
+      expect(matchesAny(opencode.rejected, line), line).toBe(false);
+    }
+    // The refusal of an unknown ID is not transient, nor is a title or a message that quotes the header.
+    for (const line of ["Error: Session not found", `Error: Session not found: ${ID}`, "  > build · fake-model", "Error: refused"]) {
+      expect(matchesAny(opencode.transient, line), line).toBe(false);
+    }
+  });
 });
