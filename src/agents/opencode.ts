@@ -1,6 +1,7 @@
 import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { join } from "node:path";
 import { definePlugin } from "./declarative.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
  * OpenCode. Facts from ../shared/agents.md and OpenCode 1.18.33 run here against a local model
@@ -106,3 +107,53 @@ export const opencode: AgentPlugin = {
     return [...(run ? ["run", ...render(withoutPositionals(kept))] : render(kept)), "-s", id];
   },
 };
+
+/**
+ * OpenCode 1.18.33 writes no file or folder per session: sessions live in SQLite
+ * (`<data>/opencode/opencode.db`, table `session`, column `directory`), which Node 20 cannot read
+ * without a dependency. The TUI names its session only on the exit screen (SIGINT, SIGTERM,
+ * SIGHUP; nothing on SIGKILL). While it runs, the one text that names a new session is the line it
+ * appends to its log, shared by every OpenCode process of that HOME, the moment it stores the session
+ * (before the first model request; a TUI started without a prompt creates none until a message):
+ *
+ *   timestamp=2026-11-25T20:18:13.936Z level=INFO run=fa060889 message=created
+ *   id=ses_deba424cfffexLzwia0wxH1kRO slug=brave-lagoon version=1.18.33 projectID=global
+ *   directory=/tmp/oc-exp/t1/cwd path=tmp/oc-exp/t1/cwd workspaceID=undefined parentID=undefined
+ *   title="New session - 2026-11-25T20:18:13.936Z" …            (one line)
+ *
+ * The core has no way yet to read lines appended to a log while the agent runs; these are the pieces
+ * such a reader needs (the path, and which line is a new top-level session of this folder).
+ */
+export function opencodeLogPath(context: RunContext): string {
+  const data = context.env["XDG_DATA_HOME"];
+  return join(data !== undefined && data !== "" ? data : join(context.home, ".local", "share"), "opencode", "log", "opencode.log");
+}
+
+const LOG_FIELD = /(?:^|\s)([\w.]+)=("(?:[^"\\]|\\.)*"|\S*)/g;
+const SESSION_ID_ONLY = new RegExp(`^${SESSION_ID}$`);
+
+/**
+ * The ID of the session a log line says was created in `context.cwd`, or undefined. Sub-agent
+ * sessions (the task tool's, `parentID=ses_…`) and other folders' sessions are not this run's.
+ * Never throws.
+ */
+export function sessionCreatedIn(line: string, context: RunContext): string | undefined {
+  const fields = new Map<string, string>();
+  for (const match of line.matchAll(LOG_FIELD)) {
+    const [, key, raw] = match;
+    if (key === undefined || raw === undefined || fields.has(key)) continue;
+    let value = raw;
+    if (raw.startsWith('"')) {
+      try {
+        value = JSON.parse(raw) as string;
+      } catch {
+        return undefined; // a cut line
+      }
+    }
+    fields.set(key, value);
+  }
+  const id = fields.get("id");
+  if (fields.get("message") !== "created" || id === undefined || !SESSION_ID_ONLY.test(id)) return undefined;
+  if (fields.get("parentID") !== "undefined" || fields.get("directory") !== context.cwd) return undefined;
+  return id;
+}
