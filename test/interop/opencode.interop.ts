@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
+import { opencode } from "../../src/agents/opencode.js";
 import { FakeChat } from "./fake-chat.js";
 import { assistantTurns, createdInLog, opencodeEnv, turnsAsking, userTurns, writeOpencodeConfig } from "./opencode-support.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, versionOf } from "./support.js";
@@ -88,11 +89,38 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(assistantTurns(asked[0] as never)).toEqual([NOTED]);
     // No new session: the log names only the first one.
     expect(createdInLog(sb).map((c) => c.id)).toEqual([id]);
-    await settled(warm, 2_000, SLOW);
     expect(await stop(warm)).toBe(0);
     expect(warm.text).toContain(`opencode -s ${id}`);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
+  // Runs once the core reads an agent's session log (`sessionLog`, proposed to the lead): 1.18.33
+  // prints its session only on the exit screen, which SIGKILL (agentapi's, 5 s after SIGINT) or a
+  // crash never shows; its log names the session as soon as it is stored.
+  it.runIf("sessionLog" in opencode)("TUI killed with SIGKILL: the session was already pinned from OpenCode's log while it ran", async () => {
+    const sb = await opencodeSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode"])));
+    await answered(cold, NOTED);
+    const id = await waitUntil(() => createdInLog(sb)[0]?.id, "OpenCode's log to name the session");
+    await waitUntil(() => sb.readPointer()["id"] === id || undefined, "the pointer to take the session from the log", SLOW);
+    expect(sb.readPointer()).toMatchObject({ agent: "opencode", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "log-created" } });
+    const pid = Number(/ started pid (\d+): /.exec(sb.readLog())?.[1]);
+    process.kill(pid, "SIGKILL");
+    await exitOf(cold, WAIT_MS * 2);
+    expect(cold.text).not.toContain(`opencode -s ${id}`);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode"])));
+    await waitUntil(() => startsIn(sb.readLog()).length > 1, "the warm start");
+    expect(startsIn(sb.readLog())[1]).toEqual(["opencode", "-s", id]);
+    await answered(warm, NOTED);
+    await ready(warm);
+    warm.sendMessage(ASK);
+    await answered(warm, "FAKE-API: the word is zebra.");
+    expect(userTurns(turnsAsking(api().completions(), ASK)[0] as never)).toEqual([REMEMBER, ASK]);
+    await settled(warm, 2_000, SLOW);
+    expect(await stop(warm)).toBe(0);
   });
 
   it("run --format json: pins every event's sessionID, confirmed at step_finish; a warm run with --resume-prompt continues it", async () => {
