@@ -26,6 +26,16 @@ const SESSION = /^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$/;
 const STALE = "ses_494719016ffe85dkDMj0FPRbHK";
 /** OpenCode's TUI takes seconds to start on this 2-core machine, more while other CLIs run. */
 const SLOW = WAIT_MS * 4;
+/**
+ * The rule that pins a session OpenCode created: its screen or JSON rule today; once the core reads
+ * OpenCode's log (`sessionLog`, proposed), the log's `message=created` line comes first.
+ */
+const pinnedBy = (rule: string): unknown => expect.stringMatching(new RegExp(`^(${rule}|log-created)$`));
+/**
+ * 1.18.33 refuses an unknown ID about 3 s after its start on an idle machine, but took 17 s here
+ * while other real CLIs ran: past sessionpin's default 15 s fallback window.
+ */
+const WINDOW = ["--fallback-window", "60"];
 
 async function opencodeSandbox(baseUrl = api().url): Promise<Sandbox> {
   const sb = realSandbox(cleanup, opencodeEnv(await closedPort()));
@@ -66,11 +76,10 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(created[0]?.directory).toBe(cwdOf(sb));
     const id = created[0]?.id ?? "";
     expect(id).toMatch(SESSION);
-    await settled(cold, 2_000, SLOW);
     expect(await stop(cold)).toBe(0);
     // 1.18.33's exit screen on SIGINT, at 67 columns on one row.
     expect(cold.text).toMatch(new RegExp(`^\\s*Continue\\s+opencode -s ${id}\\s*$`, "m"));
-    expect(sb.readPointer()).toMatchObject({ agent: "opencode", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: "exit-hint" }, history: [] });
+    expect(sb.readPointer()).toMatchObject({ agent: "opencode", id, state: "confirmed", cwd: cwdOf(sb), source: { rule: pinnedBy("exit-hint") }, history: [] });
     expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "opencode", id, rule: "exit-hint" } });
 
     // Restart: the same command line resumes the session without the prompt.
@@ -135,7 +144,7 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(new Set(events.map((e) => e["sessionID"]))).toEqual(new Set([id]));
     expect(events[1]?.["part"]).toMatchObject({ type: "text", text: NOTED });
     expect(startsIn(sb.readLog())).toEqual([["opencode", "run", "--format", "json", REMEMBER]]);
-    expect(sb.readPointer()).toMatchObject({ agent: "opencode", id, state: "confirmed", source: { rule: "step-finish" }, cwd: cwdOf(sb) });
+    expect(sb.readPointer()).toMatchObject({ agent: "opencode", id, state: "confirmed", source: { rule: pinnedBy("step-finish") }, cwd: cwdOf(sb) });
     expect(createdInLog(sb)).toEqual([{ id, directory: cwdOf(sb) }]);
     expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "opencode", id, state: "confirmed", rule: "step-finish" } });
 
@@ -156,7 +165,7 @@ describe(`OpenCode ${VERSION}`, () => {
     const sb = await opencodeSandbox();
     writePointerByHand(sb, { agent: "opencode", id: STALE, source: { rule: "exit-hint" } });
     const cast = join(sb.dir, "tui-stale.cast");
-    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["opencode"])));
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, ...WINDOW, "--record", cast], ["opencode"])));
     await answered(driver, NOTED);
     expect(driver.text).toContain(`Error: Session not found: ${STALE}`);
     expect(startsIn(sb.readLog())).toEqual([["opencode", "-s", STALE], ["opencode", "--prompt", REMEMBER]]);
@@ -167,7 +176,7 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(turnsAsking(api().completions(), REMEMBER).length).toBeGreaterThan(0);
     await settled(driver, 2_000, SLOW);
     expect(await stop(driver)).toBe(0);
-    expect(sb.readPointer()).toMatchObject({ id: created[0]?.id, state: "confirmed", source: { rule: "exit-hint" } });
+    expect(sb.readPointer()).toMatchObject({ id: created[0]?.id, state: "confirmed", source: { rule: pinnedBy("exit-hint") } });
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([STALE]);
   });
 
@@ -175,7 +184,7 @@ describe(`OpenCode ${VERSION}`, () => {
     const sb = await opencodeSandbox();
     writePointerByHand(sb, { agent: "opencode", id: STALE, source: { rule: "step-finish" } });
     const cast = join(sb.dir, "run-stale.cast");
-    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, "--record", cast], ["opencode", "run", "--format", "json"])));
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, ...WINDOW, "--record", cast], ["opencode", "run", "--format", "json"])));
     expect((await exitOf(driver, SLOW)).exitCode).toBe(0);
     expect(driver.text).toContain("Error: Session not found");
     expect(startsIn(sb.readLog())).toEqual([
@@ -185,12 +194,13 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     const id = String(jsonLines(rawText(driver)).find((e) => e["type"] === "step_finish")?.["sessionID"]);
     expect(id).toMatch(SESSION);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "step-finish" } });
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: pinnedBy("step-finish") } });
     // The refused ID never reached the model; the fresh run did, with the prompt.
     expect(turnsAsking(api().completions(), ASK)).toEqual([]);
     expect(turnsAsking(api().completions(), REMEMBER).length).toBeGreaterThan(0);
   });
 
+  // The window is widened so the exit (5–15 s) always falls inside it: only the transient text keeps the pointer.
   it("a warm run whose provider refuses with 401 keeps the pointer", async () => {
     const sb = await opencodeSandbox();
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode", "run", "--format", "json"])));
@@ -198,7 +208,7 @@ describe(`OpenCode ${VERSION}`, () => {
     const before = sb.readPointer();
     api().refuseWith = 401;
     const cast = join(sb.dir, "run-401.cast");
-    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, "--record", cast], ["opencode", "run", "--format", "json"])));
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, ...WINDOW, "--record", cast], ["opencode", "run", "--format", "json"])));
     expect((await exitOf(warm, SLOW)).exitCode).toBe(1);
     expect(startsIn(sb.readLog())).toEqual([
       ["opencode", "run", "--format", "json", REMEMBER],
