@@ -121,8 +121,10 @@ export const opencode: AgentPlugin = {
  *   directory=/tmp/oc-exp/t1/cwd path=tmp/oc-exp/t1/cwd workspaceID=undefined parentID=undefined
  *   title="New session - 2026-11-25T20:18:13.936Z" …            (one line)
  *
- * The core has no way yet to read lines appended to a log while the agent runs; these are the pieces
- * such a reader needs (the path, and which line is a new top-level session of this folder).
+ * It is an INFO line: `--log-level WARN` (or ERROR) leaves it out, and then only the exit screen names
+ * the session. The core has no way yet to read lines appended to a log while the agent runs; these
+ * are the pieces such a reader needs (the path, and which line is a new top-level session of this
+ * folder).
  */
 export function opencodeLogPath(context: RunContext): string {
   const data = context.env["XDG_DATA_HOME"];
