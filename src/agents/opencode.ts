@@ -94,6 +94,9 @@ export const opencode: AgentPlugin = {
   coldArgs(args, prompt) {
     const { tokens, words, run } = parse(args);
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
+    // A resumed TUI (`--resume-prompt`): 1.18.33 ignores `--prompt` next to `-s <id>` (nothing is
+    // sent, nothing shows in its input box), so the message is typed.
+    if (!run && hasOption(tokens, ["-s", "--session"])) return { args: [...args], promptVia: "pty" };
     // run: the message is positional; the TUI takes `--prompt` and submits it at start.
     if (run ? words.length > 1 : hasOption(tokens, ["--prompt"])) return { args: [...args], promptVia: "none" };
     if (run) return { args: [...args, ...(prompt.startsWith("-") ? ["--"] : []), prompt], promptVia: "argv" };

@@ -29,6 +29,9 @@ describe("opencode argv", () => {
     expect(opencode.coldArgs(["run", "--format", "json"], "do it")).toEqual({ args: ["run", "--format", "json", "do it"], promptVia: "argv" });
     expect(opencode.coldArgs(["run", "own"], "do it")).toEqual({ args: ["run", "own"], promptVia: "none" });
     expect(opencode.coldArgs(["--prompt", "own"], "do it")).toEqual({ args: ["--prompt", "own"], promptVia: "none" });
+    // A warm start's message (--resume-prompt): run takes it after `-s <id>`; the TUI ignores --prompt there.
+    expect(opencode.coldArgs(["run", "--format", "json", "-s", ID], "next")).toEqual({ args: ["run", "--format", "json", "-s", ID, "next"], promptVia: "argv" });
+    expect(opencode.coldArgs(["-m", "p/m", "-s", ID], "next")).toEqual({ args: ["-m", "p/m", "-s", ID], promptVia: "pty" });
   });
 
   it("runs subcommands and commands that name their own session transparently", () => {

@@ -161,6 +161,27 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
+  // 1.18.33's resumed TUI ignores `--prompt`, so the message is typed. It prints its terminal probes
+  // at once, then nothing until its first frame 5–10 s later (more under load): with sessionpin's
+  // default quiet period (1.5 s) the message was typed 5.4 s after the start, before that frame,
+  // and lost (never on screen, never sent). A 12 s quiet period outlasts the gap here; a core
+  // "ready" pattern would not need to guess (see the lead's report).
+  it("TUI warm start with --resume-prompt and a 12 s quiet period: the typed message carries the first conversation", async () => {
+    const sb = await opencodeSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode", "run", "--format", "json"])));
+    expect((await exitOf(cold, SLOW)).exitCode).toBe(0);
+    const id = String(sb.readPointer()["id"]);
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, "--prompt-quiet", "12"], ["opencode"])));
+    await waitUntil(() => startsIn(sb.readLog()).length > 1, "the warm start");
+    expect(startsIn(sb.readLog())[1]).toEqual(["opencode", "-s", id]);
+    await answered(warm, "FAKE-API: the word is zebra.");
+    const asked = turnsAsking(api().completions(), ASK);
+    expect(asked).toHaveLength(1);
+    expect(userTurns(asked[0] as never)).toEqual([REMEMBER, ASK]);
+    expect(await stop(warm)).toBe(0);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+  });
+
   it("TUI with a stale ID: OpenCode refuses it, sessionpin sets the pointer aside and starts a fresh session with the prompt", async () => {
     const sb = await opencodeSandbox();
     writePointerByHand(sb, { agent: "opencode", id: STALE, source: { rule: "exit-hint" } });
