@@ -1,6 +1,7 @@
 import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { join } from "node:path";
 import { definePlugin } from "./declarative.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
  * OpenCode. Facts from ../shared/agents.md and OpenCode 1.18.33 run here against a local model
@@ -55,10 +56,29 @@ const data = definePlugin({
     { name: "exit-hint", pattern: `^\\s*Continue\\s+opencode\\s+-s\\s+(?<id>${SESSION_ID})`, state: "confirmed" },
   ],
   resume: ["{args}", "-s", "{id}"],
-  // `Error: Session not found` (run) or `Error: Session not found: <id>` (TUI), exit 1.
+  // 1.18.33 refuses an unknown `ses_…` ID at once (about 3 s, exit 1), before any model request:
+  //   run:  Error: Session not found
+  //   TUI:  Error: Session not found: ses_494719016ffe85dkDMj0FPRbHK
   rejected: ["Session not found"],
-  // `opencode run` without a message refuses to start (exit 1); a warm run start drops the message.
-  transient: ["You must provide a message or a command"],
+  transient: [
+    // `opencode run` without a message refuses to start (exit 1); a warm run start drops the message.
+    "You must provide a message or a command",
+    // 1.18.33 with its provider at a closed port retries for about 70 s, then (run, exit 1):
+    //   Error: Cannot connect to API: Unable to connect. Is the computer able to access the url?
+    // and in `--format json` the same text in an `error` event's `error.data.message`. The TUI
+    // shows it on its status row while it retries, a spinner drawn over the space after `Cannot`.
+    "connect to API: Unable to connect",
+    // `run --format json` when the provider refuses (1.18.33, a 401 here, exit 1 within seconds):
+    //   {"type":"error",…,"sessionID":"ses_…","error":{"name":"APIError","data":{"message":"<the
+    //   provider's text>","statusCode":401,"isRetryable":false,…}}}
+    // An APIError comes from the model request, which OpenCode makes only once the session loaded.
+    '"name":"APIError"',
+    // Plain `opencode run` prints the provider's own text (`Error: refused`), which says nothing
+    // recognisable; but first, once the session is loaded and the turn starts, its header:
+    //   > build · fake-model
+    // (agent · model). An unknown ID fails before it, so a failure after it says nothing about the ID.
+    "^> [\\w-]+ · \\S",
+  ],
 });
 
 export const opencode: AgentPlugin = {
@@ -74,6 +94,9 @@ export const opencode: AgentPlugin = {
   coldArgs(args, prompt) {
     const { tokens, words, run } = parse(args);
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
+    // A resumed TUI (`--resume-prompt`): 1.18.33 ignores `--prompt` next to `-s <id>` (nothing is
+    // sent, nothing shows in its input box), so the message is typed.
+    if (!run && hasOption(tokens, ["-s", "--session"])) return { args: [...args], promptVia: "pty" };
     // run: the message is positional; the TUI takes `--prompt` and submits it at start.
     if (run ? words.length > 1 : hasOption(tokens, ["--prompt"])) return { args: [...args], promptVia: "none" };
     if (run) return { args: [...args, ...(prompt.startsWith("-") ? ["--"] : []), prompt], promptVia: "argv" };
@@ -87,3 +110,55 @@ export const opencode: AgentPlugin = {
     return [...(run ? ["run", ...render(withoutPositionals(kept))] : render(kept)), "-s", id];
   },
 };
+
+/**
+ * OpenCode 1.18.33 writes no file or folder per session: sessions live in SQLite
+ * (`<data>/opencode/opencode.db`, table `session`, column `directory`), which Node 20 cannot read
+ * without a dependency. The TUI names its session only on the exit screen (SIGINT, SIGTERM,
+ * SIGHUP; nothing on SIGKILL). While it runs, the one text that names a new session is the line it
+ * appends to its log, shared by every OpenCode process of that HOME, the moment it stores the session
+ * (before the first model request; a TUI started without a prompt creates none until a message):
+ *
+ *   timestamp=2026-11-25T20:18:13.936Z level=INFO run=fa060889 message=created
+ *   id=ses_deba424cfffexLzwia0wxH1kRO slug=brave-lagoon version=1.18.33 projectID=global
+ *   directory=/tmp/oc-exp/t1/cwd path=tmp/oc-exp/t1/cwd workspaceID=undefined parentID=undefined
+ *   title="New session - 2026-11-25T20:18:13.936Z" …            (one line)
+ *
+ * It is an INFO line: `--log-level WARN` (or ERROR) leaves it out, and then only the exit screen names
+ * the session. The core has no way yet to read lines appended to a log while the agent runs; these
+ * are the pieces such a reader needs (the path, and which line is a new top-level session of this
+ * folder).
+ */
+export function opencodeLogPath(context: RunContext): string {
+  const data = context.env["XDG_DATA_HOME"];
+  return join(data !== undefined && data !== "" ? data : join(context.home, ".local", "share"), "opencode", "log", "opencode.log");
+}
+
+const LOG_FIELD = /(?:^|\s)([\w.]+)=("(?:[^"\\]|\\.)*"|\S*)/g;
+const SESSION_ID_ONLY = new RegExp(`^${SESSION_ID}$`);
+
+/**
+ * The ID of the session a log line says was created in `context.cwd`, or undefined. Sub-agent
+ * sessions (the task tool's, `parentID=ses_…`) and other folders' sessions are not this run's.
+ * Never throws.
+ */
+export function sessionCreatedIn(line: string, context: RunContext): string | undefined {
+  const fields = new Map<string, string>();
+  for (const match of line.matchAll(LOG_FIELD)) {
+    const [, key, raw] = match;
+    if (key === undefined || raw === undefined || fields.has(key)) continue;
+    let value = raw;
+    if (raw.startsWith('"')) {
+      try {
+        value = JSON.parse(raw) as string;
+      } catch {
+        return undefined; // a cut line
+      }
+    }
+    fields.set(key, value);
+  }
+  const id = fields.get("id");
+  if (fields.get("message") !== "created" || id === undefined || !SESSION_ID_ONLY.test(id)) return undefined;
+  if (fields.get("parentID") !== "undefined" || fields.get("directory") !== context.cwd) return undefined;
+  return id;
+}

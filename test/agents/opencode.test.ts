@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Extractor } from "../../src/engine/extract.js";
 import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
-import { opencode } from "../../src/agents/opencode.js";
+import { opencode, opencodeLogPath, sessionCreatedIn } from "../../src/agents/opencode.js";
 
 const ID = "ses_494719016ffe85dkDMj0FPRbHK";
 const OTHER = "ses_dfab83f79ffeEgcpiX9CN4mzV7";
@@ -29,6 +29,9 @@ describe("opencode argv", () => {
     expect(opencode.coldArgs(["run", "--format", "json"], "do it")).toEqual({ args: ["run", "--format", "json", "do it"], promptVia: "argv" });
     expect(opencode.coldArgs(["run", "own"], "do it")).toEqual({ args: ["run", "own"], promptVia: "none" });
     expect(opencode.coldArgs(["--prompt", "own"], "do it")).toEqual({ args: ["--prompt", "own"], promptVia: "none" });
+    // A warm start's message (--resume-prompt): run takes it after `-s <id>`; the TUI ignores --prompt there.
+    expect(opencode.coldArgs(["run", "--format", "json", "-s", ID], "next")).toEqual({ args: ["run", "--format", "json", "-s", ID, "next"], promptVia: "argv" });
+    expect(opencode.coldArgs(["-m", "p/m", "-s", ID], "next")).toEqual({ args: ["-m", "p/m", "-s", ID], promptVia: "pty" });
   });
 
   it("runs subcommands and commands that name their own session transparently", () => {
@@ -72,5 +75,48 @@ describe("opencode rules", () => {
     expect(matchesAny(opencode.rejected, `Error: Session not found: ${ID}`)).toBe(true);
     expect(matchesAny(opencode.transient, "Error: You must provide a message or a command")).toBe(true);
     expect(matchesAny(opencode.rejected, "Error: You must provide a message or a command")).toBe(false);
+  });
+
+  it("calls 1.18.33's provider failures transient: closed port, a refused model request, a failure after run's header", () => {
+    const closed = "Error: Cannot connect to API: Unable to connect. Is the computer able to access the url?";
+    const tuiRetry = "\u25a0Cannot\u2b1dconnect to API: Unable to connect. Is the computer able  the url\u2026 [retrying attempt #1]";
+    const refused = `{"type":"error","timestamp":1795638040945,"sessionID":"${ID}","error":{"name":"APIError","data":{"message":"refused","statusCode":401,"isRetryable":false}}}`;
+    for (const line of [closed, JSON.parse(`"${tuiRetry}"`) as string, refused, "> build · fake-model", "> plan · gpt-4.1"]) {
+      expect(matchesAny(opencode.transient, line), line).toBe(true);
+      expect(matchesAny(opencode.rejected, line), line).toBe(false);
+    }
+    // The refusal of an unknown ID is not transient, nor is a title or a message that quotes the header.
+    for (const line of ["Error: Session not found", `Error: Session not found: ${ID}`, "  > build · fake-model", "Error: refused"]) {
+      expect(matchesAny(opencode.transient, line), line).toBe(false);
+    }
+  });
+});
+
+describe("opencode log (1.18.33's ~/.local/share/opencode/log/opencode.log)", () => {
+  // Real lines of 1.18.33 (a TUI run and a run in a folder with a space), cut after `title`.
+  const created = (dir: string, parent = "undefined", id = "ses_deba424cfffexLzwia0wxH1kRO") =>
+    `timestamp=2026-11-25T20:18:13.936Z level=INFO run=fa060889 message=created id=${id} slug=brave-lagoon version=1.18.33 projectID=global directory=${dir} path=${dir.replace(/^"?\//, "")} workspaceID=undefined parentID=${parent} title="New session - 2026-11-25T20:18:13.936Z" agent=undefined model=undefined metadata=undefined permission="[{\\"permission\\":\\"question\\",\\"pattern\\":\\"*\\",\\"action\\":\\"deny\\"}]" cost=0`;
+  const context = (cwd: string, env: NodeJS.ProcessEnv = {}) => ({ home: "/h", cwd, env });
+
+  it("takes the ID of a new top-level session of this folder", () => {
+    expect(sessionCreatedIn(created("/tmp/oc-exp/t1/cwd"), context("/tmp/oc-exp/t1/cwd"))).toBe("ses_deba424cfffexLzwia0wxH1kRO");
+    expect(sessionCreatedIn(created('"/tmp/oc-exp/s p/cwd"'), context("/tmp/oc-exp/s p/cwd"))).toBe("ses_deba424cfffexLzwia0wxH1kRO");
+  });
+
+  it("leaves other folders, sub-agent sessions, other messages, look-alikes and cut lines alone", () => {
+    expect(sessionCreatedIn(created("/tmp/other"), context("/tmp/oc-exp/t1/cwd"))).toBeUndefined();
+    expect(sessionCreatedIn(created("/tmp/oc-exp/t1/cwd/sub"), context("/tmp/oc-exp/t1/cwd"))).toBeUndefined();
+    expect(sessionCreatedIn(created("/w", OTHER), context("/w"))).toBeUndefined();
+    expect(sessionCreatedIn(created("/w", "undefined", "ses_1C7E2A9B4F0DQk3Rm8TzVx2LpN"), context("/w"))).toBeUndefined();
+    expect(sessionCreatedIn(`timestamp=2026-11-25T20:18:14.257Z level=INFO run=fa060889 message=loop session.id=${ID} step=0`, context("/w"))).toBeUndefined();
+    const quoted = `timestamp=x level=INFO run=1 message=stream title="see message=created id=${ID} directory=/w parentID=undefined" id=x`;
+    expect(sessionCreatedIn(quoted, context("/w"))).toBeUndefined();
+    expect(sessionCreatedIn(created('"/w x/cwd').slice(0, 200), context("/w x/cwd"))).toBeUndefined();
+    expect(sessionCreatedIn("", context("/w"))).toBeUndefined();
+  });
+
+  it("lives under $XDG_DATA_HOME/opencode/log, else ~/.local/share/opencode/log", () => {
+    expect(opencodeLogPath(context("/w"))).toBe("/h/.local/share/opencode/log/opencode.log");
+    expect(opencodeLogPath(context("/w", { XDG_DATA_HOME: "/d" }))).toBe("/d/opencode/log/opencode.log");
   });
 });

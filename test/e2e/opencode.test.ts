@@ -51,6 +51,23 @@ describe("opencode", () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
+  it("a warm run whose model request fails (401) keeps the pointer: json's APIError event, plain run's header", async () => {
+    const sb = cleanup.sandbox({ FAKE_OPENCODE_TURN_MS: "100" });
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode", "run", "--format", "json"])));
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const before = sb.readPointer();
+    sb.env["FAKE_OPENCODE_PROVIDER"] = "401";
+    for (const command of [["opencode", "run", "--format", "json"], ["opencode", "run"]]) {
+      const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT, "--resume-prompt", "And the docs?"], command)));
+      expect((await exitOf(warm)).exitCode).toBe(1);
+      expect(sb.fakeStarts("opencode").at(-1)).toEqual([...command.slice(1), "-s", before["id"], "And the docs?"]);
+      expect(warm.text).toMatch(command.length > 2 ? /"name":"APIError"/ : /Error: refused/);
+    }
+    expect(sb.fakeStarts("opencode")).toHaveLength(3);
+    expect(sb.readPointer()).toEqual(before);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+
   it("an unknown session is rejected: pointer set aside, a fresh TUI session gets the prompt via --prompt", async () => {
     const sb = cleanup.sandbox();
     const stale = "ses_494719016ffe85dkDMj0FPRbHK";
