@@ -83,6 +83,8 @@ const data = definePlugin({
 
 export const opencode: AgentPlugin = {
   ...data,
+  // The TUI shows its session only on a clean exit; the log names it the moment it is stored.
+  sessionLog: { rule: "log-created", path: (context) => opencodeLogPath(context), created: (line, context) => sessionCreatedIn(line, context) },
   passthrough(args) {
     const { tokens, words } = parse(args);
     if (hasOption(tokens, ["-h", "--help", "-v", "--version"])) return "`opencode --help/--version` starts no conversation";

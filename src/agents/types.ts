@@ -62,6 +62,18 @@ export interface SessionStore {
   readonly headBytes?: number;
 }
 
+/**
+ * A log the agent appends to while it runs (shared by all its processes) whose lines name a
+ * session the moment it is stored: OpenCode 1.18.33 keeps sessions in SQLite and writes no file
+ * per session. Only lines appended after the spawn are read.
+ */
+export interface SessionLog {
+  readonly rule: string;
+  path(context: RunContext): string;
+  /** The ID of the session this line says was created for this run's folder, or undefined; never throws. */
+  created(line: string, context: RunContext): string | undefined;
+}
+
 /** A file the running agent keeps under its own pid, naming its session (Claude's sessions/<pid>.json). */
 export interface PidFile {
   readonly rule: string;
@@ -111,6 +123,7 @@ export interface AgentPlugin {
    */
   chooseId?(args: readonly string[], fresh: string): { readonly id: string; readonly args: string[] } | undefined;
   readonly store?: SessionStore;
+  readonly sessionLog?: SessionLog;
   readonly pidFile?: PidFile;
   /**
    * For agents without session IDs: the file in the working folder that holds their chat

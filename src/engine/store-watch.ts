@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, readdirSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
 import { valueAt } from "./capture/json.js";
@@ -20,6 +20,9 @@ export class StoreWatch {
   #timer: Timer | undefined;
   #baseline = new Set<string>();
   readonly #reported = new Set<string>();
+  /** How far the session log was read, and a line not yet ended. */
+  #logOffset = 0;
+  #logRest = "";
 
   constructor(
     private readonly plugin: AgentPlugin,
@@ -30,12 +33,14 @@ export class StoreWatch {
   ) {}
 
   get needed(): boolean {
-    return this.plugin.store !== undefined || this.plugin.pidFile !== undefined;
+    return this.plugin.store !== undefined || this.plugin.pidFile !== undefined || this.plugin.sessionLog !== undefined;
   }
 
   /** Call right after the spawn: what the store holds now belongs to earlier runs. */
   start(pid: number): void {
     this.#baseline = new Set(this.#entries().map((entry) => entry.path));
+    const log = this.plugin.sessionLog;
+    if (log !== undefined) this.#logOffset = sizeOf(log.path(this.context));
     const tick = (): void => {
       this.poll(pid);
       this.#timer = this.clock.setTimeout(tick, POLL_MS);
@@ -56,6 +61,26 @@ export class StoreWatch {
       if (typeof id === "string") this.#offer(pidFile.rule, "provisional", id);
     }
     for (const entry of this.#entries()) this.#judgeEntry(entry);
+    this.#readLog();
+  }
+
+  #readLog(): void {
+    const log = this.plugin.sessionLog;
+    if (log === undefined) return;
+    const { bytes, size } = readFrom(log.path(this.context), this.#logOffset);
+    // Truncated or replaced: start again from its beginning.
+    if (size < this.#logOffset) {
+      this.#logOffset = 0;
+      this.#logRest = "";
+      return;
+    }
+    this.#logOffset += bytes.length;
+    const lines = (this.#logRest + bytes.toString("utf8")).split("\n");
+    this.#logRest = lines.pop() ?? "";
+    for (const line of lines) {
+      const id = log.created(line, this.context);
+      if (id !== undefined) this.#offer(log.rule, "confirmed", id);
+    }
   }
 
   #entries(): Array<{ path: string; name: string }> {
@@ -120,5 +145,31 @@ function headOf(path: string, bytes: number): string {
     }
   } catch {
     return "";
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What a file holds past `offset` (up to 1 MiB a poll), and its size. */
+function readFrom(path: string, offset: number): { bytes: Buffer; size: number } {
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= offset) return { bytes: Buffer.alloc(0), size };
+      const buffer = Buffer.alloc(Math.min(size - offset, 1024 * 1024));
+      const read = readSync(fd, buffer, 0, buffer.length, offset);
+      return { bytes: buffer.subarray(0, read), size };
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return { bytes: Buffer.alloc(0), size: offset };
   }
 }

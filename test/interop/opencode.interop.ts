@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
-import { opencode } from "../../src/agents/opencode.js";
 import { FakeChat } from "./fake-chat.js";
 import { assistantTurns, createdInLog, opencodeEnv, turnsAsking, userTurns, writeOpencodeConfig } from "./opencode-support.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, versionOf } from "./support.js";
@@ -27,8 +26,8 @@ const STALE = "ses_494719016ffe85dkDMj0FPRbHK";
 /** OpenCode's TUI takes seconds to start on this 2-core machine, more while other CLIs run. */
 const SLOW = WAIT_MS * 4;
 /**
- * The rule that pins a session OpenCode created: its screen or JSON rule today; once the core reads
- * OpenCode's log (`sessionLog`, proposed), the log's `message=created` line comes first.
+ * The rule that pins a session OpenCode created: the log's `message=created` line (polled every
+ * 500 ms) or, when it comes first, its screen or JSON rule.
  */
 const pinnedBy = (rule: string): unknown => expect.stringMatching(new RegExp(`^(${rule}|log-created)$`));
 /**
@@ -104,10 +103,9 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
-  // Runs once the core reads an agent's session log (`sessionLog`, proposed to the lead): 1.18.33
-  // prints its session only on the exit screen, which SIGKILL (agentapi's, 5 s after SIGINT) or a
-  // crash never shows; its log names the session as soon as it is stored.
-  it.runIf("sessionLog" in opencode)("TUI killed with SIGKILL: the session was already pinned from OpenCode's log while it ran", async () => {
+  // 1.18.33 prints its session only on the exit screen, which SIGKILL (agentapi's, 5 s after
+  // SIGINT) or a crash never shows; its log names the session as soon as it is stored.
+  it("TUI killed with SIGKILL: the session was already pinned from OpenCode's log while it ran", async () => {
     const sb = await opencodeSandbox();
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode"])));
     await answered(cold, NOTED);
