@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Cleanup, exitOf, WAIT_MS } from "../e2e/support.js";
-import { RefusingApi } from "./drift-support.js";
+import { RefusingApi } from "./refusing-api.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
 import { claudeEnv, closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID } from "./support.js";
 

@@ -1,5 +1,5 @@
 /**
- * For the drift interop files: a model API on 127.0.0.1 that refuses every request with one HTTP
+ * For the interop files: a model API on 127.0.0.1 that refuses every request with one HTTP
  * status and the Messages API's error body, so a real CLI's auth (401) and rate-limit (429)
  * failures can be seen offline.
  */
