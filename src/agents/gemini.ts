@@ -101,16 +101,21 @@ export const gemini: AgentPlugin = {
     if (command !== undefined && SUBCOMMANDS.includes(command)) return `\`gemini ${command}\` is a subcommand, not a conversation`;
     return hasOption(tokens, NO_SESSION) ? "this gemini invocation lists, deletes or serves sessions; it starts no conversation" : undefined;
   },
-  // A prompt of the command's own (`-p`, `-i`, positional) wins; otherwise it is typed into the TUI.
-  // The empty `-p ""` warmArgs leaves in a one-shot command is filled with the prompt
-  // (`--resume-prompt`): 0.61 resumes headless as `gemini --resume <id> -p MSG`.
+  // A prompt of the command's own (`-p`, `-i`, positional) wins. Otherwise it goes in argv as
+  // `--prompt-interactive=<prompt>` (the `=` form, so a prompt starting with `-` stays a value):
+  // 0.61's TUI submits it itself. Typed in, it is lost half the time on a busy machine: 0.61 takes
+  // an Enter that it reads within 40 ms of a paste for a newline inside the message
+  // (InputPrompt.tsx, `recentUnsafePasteTime`), and sessionpin's Enter follows the paste by 100 ms
+  // while 0.61 may not read for longer. The empty `-p ""` warmArgs leaves in a one-shot command
+  // is filled with the prompt (`--resume-prompt`): 0.61 resumes headless as `--resume <id> -p MSG`.
   coldArgs(args, prompt) {
+    if (prompt === undefined) return { args: [...args], promptVia: "pty" };
     const tokens = tokenize(args, ARGV);
-    if (prompt !== undefined && optionValue(tokens, HEADLESS) === "") {
+    if (optionValue(tokens, HEADLESS) === "") {
       return { args: render(tokens.map((t) => (isEmptyHeadless(t) ? { ...t, value: prompt, words: [t.name, prompt] } : t))), promptVia: "argv" };
     }
-    const own = hasOption(tokens, PROMPT) || positionals(tokens).length > 0;
-    return { args: [...args], promptVia: own && prompt !== undefined ? "none" : "pty" };
+    if (hasOption(tokens, PROMPT) || positionals(tokens).length > 0) return { args: [...args], promptVia: "none" };
+    return { args: beforeSeparator(args, [`--prompt-interactive=${prompt}`]), promptVia: "argv" };
   },
   // Gemini CLI < 0.41 has no `--session-id`: such a start then fails (see README).
   chooseId(args, fresh) {

@@ -23,7 +23,7 @@ async function coldStart(sb: Sandbox, command: readonly string[]): Promise<strin
 }
 
 describe("gemini cold start", () => {
-  it("pins the ID it chose with --session-id while Gemini runs, types the prompt once, confirms from the chats store", async () => {
+  it("pins the ID it chose with --session-id while Gemini runs, hands it the prompt once (--prompt-interactive=), confirms from the chats store", async () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
     await waitUntil(() => pointerExists(sb), "the pointer file");
@@ -32,7 +32,7 @@ describe("gemini cold start", () => {
     expect(id).toMatch(UUID);
     expect(sb.readPointer()).toMatchObject({ agent: "gemini", cwd: cwdOf(sb), history: [] });
     await waitUntil(() => sb.fakeStarts("gemini").length > 0, "gemini's start");
-    expect(sb.fakeStarts("gemini")).toEqual([["-m", "flash", "--session-id", id]]);
+    expect(sb.fakeStarts("gemini")).toEqual([["-m", "flash", `--prompt-interactive=${PROMPT}`, "--session-id", id]]);
 
     // Gemini writes chats/session-<time>-<id8>.jsonl: the store confirms the chosen ID.
     const confirmed = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? sb.readPointer() : undefined), "a confirmed pointer");
@@ -57,7 +57,7 @@ describe("gemini cold start", () => {
     expect(pointerExists(sb)).toBe(false);
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(sb.fakeStarts("gemini")).toEqual([["--session-id", own]]);
+    expect(sb.fakeStarts("gemini")).toEqual([["--session-id", own, `--prompt-interactive=${PROMPT}`]]);
     // The Session ID row breaks inside the UUID at 67 columns; the two rows are read as one.
     expect(driver.text).toContain(`${"Session ID:".padEnd(28)}${own.slice(0, 33)}  │\n│${" ".repeat(30)}${own.slice(33)} `);
     const logged = new RegExp(`captured provisional ${own} \\(rule exit-box, line (\\d+)\\)`).exec(sb.readLog());
@@ -76,7 +76,7 @@ describe("gemini warm start", () => {
 
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
     await driver.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
-    expect(sb.fakeStarts("gemini")).toEqual([["-m", "flash", "--session-id", id], ["-m", "flash", "--resume", id]]);
+    expect(sb.fakeStarts("gemini")).toEqual([["-m", "flash", `--prompt-interactive=${PROMPT}`, "--session-id", id], ["-m", "flash", "--resume", id]]);
     await sleep(1_500);
     expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT]]);
 
@@ -114,12 +114,13 @@ describe("gemini rejected ID", () => {
     const oldId = String(old["id"]);
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini", "-m", "flash"])));
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
-    expect(driver.text).toContain(`Error resuming session: Invalid session identifier "${oldId}".`);
+    // No session at all in the folder yet: 0.61 says so rather than that the ID is unknown.
+    expect(driver.text).toContain("Error resuming session: No previous sessions found for this project.");
 
     const [refused, fresh] = sb.fakeStarts("gemini");
     expect(refused).toEqual(["-m", "flash", "--resume", oldId]);
     const newId = String(fresh?.at(-1));
-    expect(fresh).toEqual(["-m", "flash", "--session-id", newId]);
+    expect(fresh).toEqual(["-m", "flash", `--prompt-interactive=${PROMPT}`, "--session-id", newId]);
     expect(newId).toMatch(UUID);
     expect(newId).not.toBe(oldId);
     expect(sb.fakeMessages("gemini")).toEqual([[newId, PROMPT]]);
@@ -130,7 +131,7 @@ describe("gemini rejected ID", () => {
     const pointer = sb.readPointer();
     expect(pointer).toMatchObject({ agent: "gemini", id: newId });
     expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: expect.stringMatching(/rejected/) })]);
-    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${oldId} rejected: gemini printed .*Invalid session identifier`));
+    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${oldId} rejected: gemini printed .*No previous sessions found for this project`));
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
   });
@@ -147,10 +148,41 @@ describe("gemini rejected ID", () => {
     await second.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     second.write("\x03");
     expect((await exitOf(second)).exitCode).toBe(0);
-    expect(sb.fakeStarts("gemini").map((argv) => argv.slice(0, 1))).toEqual([["--session-id"], ["--resume"], ["--session-id"]]);
+    expect(sb.fakeStarts("gemini").map((argv) => argv.at(-2))).toEqual(["--session-id", "--resume", "--session-id"]);
     expect(sb.fakeStarts("gemini")[1]).toEqual(["--resume", id]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect(sb.readPointer()["id"]).not.toBe(id);
     expect(sb.fakeMessages("gemini").map(([, text]) => text)).toEqual([PROMPT]);
+  });
+});
+
+describe("gemini under agentapi's stop and in one-shot mode", () => {
+  it("SIGINT (agentapi's stop) ends the TUI with exit 0 and no exit box; the chats store had confirmed the chosen ID", async () => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini"])));
+    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
+    const id = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the store's confirmation");
+    driver.kill("SIGINT");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).not.toContain("Session ID:");
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "chats" } });
+  });
+
+  it("a one-shot warm start stays one-shot: `-p \"\"` without --resume-prompt (exit 42, pointer kept), `-p MSG` with it", async () => {
+    const sb = cleanup.sandbox();
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-p", PROMPT, "-o", "stream-json"])));
+    expect((await exitOf(cold)).exitCode).toBe(0);
+    const id = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the store's confirmation");
+
+    const bare = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-p", PROMPT, "-o", "stream-json"])));
+    expect((await exitOf(bare)).exitCode).toBe(42);
+    expect(bare.text).toContain("No input provided via stdin.");
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.asideFiles("rejected")).toEqual([]);
+
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--resume-prompt", "And now the docs."], ["gemini", "-p", PROMPT, "-o", "stream-json"])));
+    expect((await exitOf(warm)).exitCode).toBe(0);
+    expect(sb.fakeStarts("gemini").slice(1)).toEqual([["-o", "stream-json", "--resume", id, "-p", ""], ["-o", "stream-json", "--resume", id, "-p", "And now the docs."]]);
+    expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
   });
 });

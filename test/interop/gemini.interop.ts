@@ -14,7 +14,7 @@ import { Cleanup, cli, cwdOf, exitOf, pointerExists, waitUntil, WAIT_MS, writePo
 import type { Sandbox } from "../helpers/sandbox.js";
 import { userTexts, type ApiMessage } from "./fake-anthropic.js";
 import { FakeGemini, geminiEnv, typeLikeAgentapi, writeGeminiSettings, type GeminiSettings } from "./gemini-support.js";
-import { fakeApiPerTest, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, settled, startsIn, takenRules, UUID, versionOf } from "./support.js";
+import { fakeApiPerTest, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf } from "./support.js";
 
 const cleanup = new Cleanup();
 const api = fakeApiPerTest(cleanup, () => FakeGemini.start());
@@ -45,14 +45,6 @@ function geminiSandbox(settings: GeminiSettings = {}): Sandbox {
   writeGeminiSettings(sb, settings);
   return sb;
 }
-
-/**
- * `sessionpin run` on the sandbox's pointer. The prompt waits for 3 s of quiet: 0.61 first sends
- * terminal queries, then draws nothing for over a second while it loads (under load more), and
- * a prompt typed then is lost.
- */
-const run = (sb: Sandbox, options: readonly string[], command: readonly string[]): string[] =>
-  ["run", "--pointer", sb.pointer, "--prompt-quiet", "3", ...options, "--", ...command];
 
 /** The chats folder 0.61 uses for the sandbox's cwd, as ~/.gemini/projects.json names it. */
 function chatsOf(sb: Sandbox): string {
@@ -118,7 +110,8 @@ describe(`Gemini CLI ${VERSION}`, () => {
     await cold.waitFor(onScreen("FAKE-API: noted the word zebra."), SLOW);
     const id = await waitUntil(() => confirmedId(sb), "the chats file to confirm the ID", SLOW);
     expect(id).toMatch(UUID);
-    expect(startsIn(sb.readLog())).toEqual([["gemini", "--session-id", id]]);
+    // The prompt goes in argv: 0.61's TUI submits it itself.
+    expect(startsIn(sb.readLog())).toEqual([["gemini", `--prompt-interactive=${REMEMBER}`, "--session-id", id]]);
     expect(sb.readPointer()).toMatchObject({ agent: "gemini", id, cwd: cwdOf(sb), source: { rule: "chats" }, history: [] });
     expect(sessionFiles(sb)).toEqual([expect.stringMatching(new RegExp(`^session-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-${id.slice(0, 8)}\\.jsonl$`))]);
     expect(api().conversation(REMEMBER).map(asked)).toEqual([[REMEMBER]]);
@@ -152,8 +145,10 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(warm.text).toMatch(new RegExp(`│  To resume this session: gemini --resume +│\\n│  ${id} +│`));
     keep("tui-quit-box.txt", warm);
     expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "gemini", id, state: "provisional", rule: "exit-box" } });
-    // Both the Session ID rows and the resume hint name it.
-    expect(takenRules(sb, cast)).toEqual(["gemini/exit-box", "gemini/exit-box"]);
+    // Only the box names it (its Session ID rows and resume hint, once per redraw of the box).
+    const rules = takenRules(sb, cast);
+    expect(rules.length).toBeGreaterThan(0);
+    expect(new Set(rules)).toEqual(new Set(["gemini/exit-box"]));
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
@@ -212,7 +207,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const [resumeArgv, freshArgv] = startsIn(sb.readLog());
     expect(resumeArgv).toEqual(["gemini", "--resume", STALE]);
     const fresh = await waitUntil(() => confirmedId(sb, STALE), "the fresh session's pin", SLOW);
-    expect(freshArgv).toEqual(["gemini", "--session-id", fresh]);
+    expect(freshArgv).toEqual(["gemini", `--prompt-interactive=${REMEMBER}`, "--session-id", fresh]);
     expect(sb.readLog()).toContain(`stored ID ${STALE} rejected: gemini printed "Error resuming session: No previous sessions found for this project."`);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([STALE]);
