@@ -48,16 +48,18 @@ const base = definePlugin({
   names: ["gemini"],
   grammar: UUID,
   // `--output-format stream-json`: only the first event names the session; later ones carry no ID,
-  // and `result` has none to confirm with.
+  // and `result` has none to confirm with. 0.61.0 (its warnings go to stderr, before it):
+  //   {"type":"init","timestamp":"…","session_id":"<uuid>","model":"auto"}
   json: [{ name: "init", field: "session_id", when: { type: ["init"] }, state: "provisional" }],
   text: [{
-    // The exit box (and `/stats`), drawn by Ink at the PTY width; at agentapi's 67 columns the
-    // UUID breaks inside the Session ID row and the hint's ID moves to the next row, and a full
-    // row is joined without a space (hence `\s*`):
-    //   │  Session ID:                 d5c83334-48c4-40cb-941e-c6ade6ee8  │
-    //   │                              c8a                                │
+    // The exit box (and `/stats`), drawn by Ink at the PTY width. 0.61.0 draws it only after
+    // `/quit`, not on SIGINT (agentapi's stop). At agentapi's 67 columns the UUID breaks after 35
+    // characters inside the Session ID row and the hint's ID moves to the next row; a full row is
+    // joined to the next without a space (hence `\s*`). 0.61.0, fixtures/gemini/tui-0.61-quit-box-67:
+    //   │  Session ID:               aac5cd4c-90be-48b3-8da1-402f41c3493  │
+    //   │                            3                                    │
     //   │  To resume this session: gemini --resume                        │
-    //   │  d5c83334-48c4-40cb-941e-c6ade6ee8c8a                           │
+    //   │  aac5cd4c-90be-48b3-8da1-402f41c34933                           │
     // The older footer `Tip: Resume a previous session using gemini --resume or /resume` names no ID.
     name: "exit-box",
     pattern: `(?:(?:^|[│|])\\s*Session ID:|gemini --resume)\\s*(?<id>${UUID})`,

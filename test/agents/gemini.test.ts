@@ -120,13 +120,15 @@ describe("gemini rules", () => {
     }
   });
 
-  it("at agentapi's 67 columns, takes the ID from the hard-wrapped Session ID row already", async () => {
+  it("at agentapi's 67 columns, takes the ID from the hard-wrapped Session ID row already (real 0.61.0 /quit box)", async () => {
+    // 0.61.0 puts the value at column 29 and breaks the UUID after 35 characters.
+    const real = "aac5cd4c-90be-48b3-8da1-402f41c34933";
     const extractor = new Extractor(gemini, undefined, 67);
-    const lines = await captureAll([readFileSync(join(FIXTURES, "tui-exit-box-67", "input.txt"))]);
+    const lines = await captureAll([readFileSync(join(FIXTURES, "tui-0.61-quit-box-67", "input.txt"))]);
     const first = lines.map((line) => ({ line, taken: extractor.line(line).verdicts.filter((v) => v.kind === "taken") }))
       .find(({ taken }) => taken.length > 0);
-    expect(first?.line.text).toMatch(/^│\s+c8a\s+│$/);
-    expect(extractor.tracker.current).toMatchObject({ id: ID, state: "provisional", rule: "exit-box" });
+    expect(first?.line.text).toMatch(/^│\s+3\s+│$/);
+    expect(extractor.tracker.current).toMatchObject({ id: real, state: "provisional", rule: "exit-box" });
   });
 
   it("knows Gemini's refusal of an ID from a failure that says nothing about it", () => {
