@@ -13,11 +13,11 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 
-/** A cold start with the prompt, ended with Ctrl-C once Gemini answered; the pinned ID. */
+/** A cold start with the prompt, ended with Ctrl-C twice (0.61 warns on the first) once Gemini answered; the pinned ID. */
 async function coldStart(sb: Sandbox, command: readonly string[]): Promise<string> {
   const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
   await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
-  driver.write("\x03");
+  driver.write("\x03\x03");
   expect((await exitOf(driver)).exitCode).toBe(0);
   return String(sb.readPointer()["id"]);
 }
@@ -41,7 +41,7 @@ describe("gemini cold start", () => {
     await sleep(800);
     expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT]]);
 
-    driver.write("\x03");
+    driver.write("\x03\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(driver.text).toMatch(new RegExp(`To resume this session: gemini --resume +│\n│  ${id} +│`));
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
@@ -55,7 +55,7 @@ describe("gemini cold start", () => {
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     // Nothing to choose and nothing printed yet: the chats file holds only 8 characters of the ID.
     expect(pointerExists(sb)).toBe(false);
-    driver.write("\x03");
+    driver.write("\x03\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(sb.fakeStarts("gemini")).toEqual([["--session-id", own, `--prompt-interactive=${PROMPT}`]]);
     // The Session ID row breaks inside the UUID at 67 columns; the two rows are read as one.
@@ -82,7 +82,7 @@ describe("gemini warm start", () => {
 
     driver.sendMessage("And now the docs.");
     await driver.waitFor(/noted \(2 messages in this session\)/, WAIT_MS);
-    driver.write("\x03");
+    driver.write("\x03\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", capturedAt, history: [] });
@@ -94,13 +94,13 @@ describe("gemini warm start", () => {
     const sb = cleanup.sandbox();
     const cold = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-i", PROMPT, "--approval-mode", "yolo"])));
     await cold.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
-    cold.write("\x03");
+    cold.write("\x03\x03");
     expect((await exitOf(cold)).exitCode).toBe(0);
     const id = String(sb.readPointer()["id"]);
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-i", PROMPT, "--approval-mode", "yolo"])));
     await warm.waitFor(/Resumed session \(1 messages\)/, WAIT_MS);
-    warm.write("\x03");
+    warm.write("\x03\x03");
     expect((await exitOf(warm)).exitCode).toBe(0);
     expect(sb.fakeStarts("gemini")).toEqual([["-i", PROMPT, "--approval-mode", "yolo", "--session-id", id], ["--approval-mode", "yolo", "--resume", id]]);
     expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT]]);
@@ -132,7 +132,7 @@ describe("gemini rejected ID", () => {
     expect(pointer).toMatchObject({ agent: "gemini", id: newId });
     expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: expect.stringMatching(/rejected/) })]);
     expect(sb.readLog()).toMatch(new RegExp(`stored ID ${oldId} rejected: gemini printed .*No previous sessions found for this project`));
-    driver.write("\x03");
+    driver.write("\x03\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
   });
 
@@ -141,12 +141,12 @@ describe("gemini rejected ID", () => {
     const first = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini"])));
     await first.waitFor(/New session/, WAIT_MS);
     const id = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the store's confirmation");
-    first.write("\x03");
+    first.write("\x03\x03");
     expect((await exitOf(first)).exitCode).toBe(0);
 
     const second = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini"])));
     await second.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
-    second.write("\x03");
+    second.write("\x03\x03");
     expect((await exitOf(second)).exitCode).toBe(0);
     expect(sb.fakeStarts("gemini").map((argv) => argv.at(-2))).toEqual(["--session-id", "--resume", "--session-id"]);
     expect(sb.fakeStarts("gemini")[1]).toEqual(["--resume", id]);
@@ -162,6 +162,11 @@ describe("gemini under agentapi's stop and in one-shot mode", () => {
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["gemini"])));
     await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
     const id = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the store's confirmation");
+    // One Ctrl-C only warns (0.61.0).
+    driver.write("\x03");
+    await driver.waitFor(/Press Ctrl\+C again to exit\./, WAIT_MS);
+    await sleep(300);
+    expect(await hasExited(driver)).toBe(false);
     driver.kill("SIGINT");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(driver.text).not.toContain("Session ID:");
