@@ -117,6 +117,10 @@ export const gemini: AgentPlugin = {
       return { args: render(tokens.map((t) => (isEmptyHeadless(t) ? { ...t, value: prompt, words: [t.name, prompt] } : t))), promptVia: "argv" };
     }
     if (hasOption(tokens, PROMPT) || positionals(tokens).length > 0) return { args: [...args], promptVia: "none" };
+    // A warm TUI start (--resume-prompt) types it once the resumed screen is still: with
+    // `--resume`, 0.61 may send the `--prompt-interactive` message before it has loaded the
+    // session's history (seen: the request carried none of the earlier turns).
+    if (hasOption(tokens, ["-r", "--resume"])) return { args: [...args], promptVia: "pty" };
     return { args: beforeSeparator(args, [`--prompt-interactive=${prompt}`]), promptVia: "argv" };
   },
   // Gemini CLI < 0.41 has no `--session-id`: such a start then fails (see README).

@@ -31,7 +31,10 @@ const SLOW = WAIT_MS * 4;
 const sandboxes: Sandbox[] = [];
 // A failed test shows sessionpin's log: what was started, pinned, rejected, and how each run ended.
 afterEach((context) => {
-  if (context.task.result?.state === "fail") for (const sb of sandboxes) console.log(`sessionpin log of ${sb.dir}:\n${sb.readLog()}`);
+  if (context.task.result?.state === "fail") {
+    for (const sb of sandboxes) console.log(`sessionpin log of ${sb.dir}:\n${sb.readLog()}`);
+    console.log(`fake API requests:\n${api().requests.map((r) => `${r.action} json=${r.wantsJson} ${JSON.stringify(asked(r).slice(-2))} → ${r.answer ?? "-"}`).join("\n")}`);
+  }
   sandboxes.length = 0;
 });
 
@@ -194,6 +197,23 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
 
+  });
+
+  it("interactive warm start with --resume-prompt: typed into the resumed TUI, the message continues the session", async () => {
+    const sb = geminiSandbox();
+    const id = await coldHeadless(sb);
+    // 0.61 with `--resume <id> --prompt-interactive=…` sent the message without the history,
+    // so the plugin has sessionpin type it once the resumed screen is still.
+    const warm = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--prompt", REMEMBER, "--resume-prompt", ASK, "--", "gemini"]));
+    await warm.waitFor(onScreen("FAKE-API: the word is zebra."), SLOW);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["gemini", "--resume", id]);
+    expect(sb.readLog()).toContain(`typing the prompt (${ASK.length} characters)`);
+    const resumed = api().conversation(ASK);
+    expect(resumed.map(asked)).toEqual([[REMEMBER, ASK]]);
+    expect(answers(resumed[0]!)).toContain("FAKE-API: noted the word zebra.");
+    await settled(warm);
+    expect(await stop(warm)).toBe(0);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
   it("interactive, stale ID in a folder with no session yet: the real TUI refuses it (exit 42) and sessionpin falls back to a fresh session with the prompt, in the same run", async () => {
