@@ -114,7 +114,10 @@ export const gemini: AgentPlugin = {
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
     const tokens = tokenize(args, ARGV);
     if (optionValue(tokens, HEADLESS) === "") {
-      return { args: render(tokens.map((t) => (isEmptyHeadless(t) ? { ...t, value: prompt, words: [t.name, prompt] } : t))), promptVia: "argv" };
+      // `-p MSG`, not `--prompt=MSG`: 0.61 checks the raw argv for `-p`/`--prompt` to tell a
+      // headless run, and with `--prompt=MSG` ran the message in an untrusted folder, exit 0,
+      // where `-p MSG` stops with exit 55.
+      return { args: render(tokens.map((t) => (isEmptyHeadless(t) ? { ...t, value: prompt, words: ["-p", prompt] } : t))), promptVia: "argv" };
     }
     if (hasOption(tokens, PROMPT) || positionals(tokens).length > 0) return { args: [...args], promptVia: "none" };
     // A warm TUI start (--resume-prompt) types it once the resumed screen is still: with

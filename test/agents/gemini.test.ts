@@ -53,7 +53,8 @@ describe("gemini argv", () => {
     // The headless resume 0.61 runs: `gemini --resume <id> -p MSG`.
     const warm = gemini.warmArgs(["-p", "fix the build", "-o", "stream-json"], ID);
     expect(gemini.coldArgs(warm, "which word?")).toEqual({ args: ["-o", "stream-json", "--resume", ID, "-p", "which word?"], promptVia: "argv" });
-    expect(gemini.coldArgs(["--prompt=", "--resume", ID], "go on")).toEqual({ args: ["--prompt", "go on", "--resume", ID], promptVia: "argv" });
+    // Always `-p MSG`: 0.61 treats `--prompt=MSG` differently (see coldArgs).
+    expect(gemini.coldArgs(["--prompt=", "--resume", ID], "go on")).toEqual({ args: ["-p", "go on", "--resume", ID], promptVia: "argv" });
     // Without a message the empty `-p` stays: 0.61 then exits 42 "No input provided via stdin." (transient).
     expect(gemini.coldArgs(warm, undefined)).toEqual({ args: warm, promptVia: "pty" });
   });
