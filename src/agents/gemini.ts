@@ -1,19 +1,25 @@
-import { join } from "node:path";
-import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
 /**
- * Gemini CLI. Facts from ../shared/agents.md and Gemini CLI's own source and docs
- * (docs/cli/cli-reference.md, sessionUtils.ts, chatRecordingService.ts, SessionSummaryDisplay).
- * A new session is named up front with `--session-id <uuid>` (Gemini CLI >= 0.41).
+ * Gemini CLI. Proven against the real @google/gemini-cli 0.61.0 (test/interop/gemini.interop.ts),
+ * besides its source and docs (docs/cli/cli-reference.md, sessionUtils.ts,
+ * chatRecordingService.ts, projectRegistry.ts). A new session is named up front with
+ * `--session-id <uuid>` (>= 0.41; 0.61 takes it in the TUI and with `-p`), and the chats file
+ * written when the session starts confirms it: 0.61's TUI ends on SIGINT (agentapi's stop) with
+ * exit 0 and no exit box, so no screen text names the ID under agentapi.
  */
 
 // Gemini's own IDs are random v4 UUIDs; `--session-id` would take more, but sessionpin only ever
 // chooses UUIDs, and a looser grammar would let other words through.
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
-const PROMPT = ["-p", "--prompt", "-i", "--prompt-interactive"];
+const HEADLESS = ["-p", "--prompt"];
+const INTERACTIVE = ["-i", "--prompt-interactive"];
+const PROMPT = [...HEADLESS, ...INTERACTIVE];
 // `--resume` and `--session-id` together are refused by Gemini; a warm start sets its own.
 const SESSION = ["--session-id", "-r", "--resume"];
 const ARGV: ArgvSpec = {
@@ -29,6 +35,8 @@ const SUBCOMMANDS = ["mcp", "extensions", "skills", "hooks", "update", "rewind",
 const NO_SESSION = ["--list-sessions", "--delete-session", "-l", "--list-extensions", "-v", "--version", "-h", "--help",
   "--acp", "--experimental-acp", "--experimental-zed-integration"];
 
+const isEmptyHeadless = (t: Token): t is Token & { kind: "option" } => t.kind === "option" && HEADLESS.includes(t.name) && t.value === "";
+
 /** `extra` goes before a `--`, so it is never read as part of the positional prompt. */
 const beforeSeparator = (args: readonly string[], extra: readonly string[]): string[] => {
   const at = args.indexOf("--");
@@ -40,16 +48,18 @@ const base = definePlugin({
   names: ["gemini"],
   grammar: UUID,
   // `--output-format stream-json`: only the first event names the session; later ones carry no ID,
-  // and `result` has none to confirm with.
+  // and `result` has none to confirm with. 0.61.0 (its warnings go to stderr, before it):
+  //   {"type":"init","timestamp":"…","session_id":"<uuid>","model":"auto"}
   json: [{ name: "init", field: "session_id", when: { type: ["init"] }, state: "provisional" }],
   text: [{
-    // The exit box (and `/stats`), drawn by Ink at the PTY width; at agentapi's 67 columns the
-    // UUID breaks inside the Session ID row and the hint's ID moves to the next row, and a full
-    // row is joined without a space (hence `\s*`):
-    //   │  Session ID:                 d5c83334-48c4-40cb-941e-c6ade6ee8  │
-    //   │                              c8a                                │
+    // The exit box (and `/stats`), drawn by Ink at the PTY width. 0.61.0 draws it only after
+    // `/quit`, not on SIGINT (agentapi's stop). At agentapi's 67 columns the UUID breaks after 35
+    // characters inside the Session ID row and the hint's ID moves to the next row; a full row is
+    // joined to the next without a space (hence `\s*`). 0.61.0, fixtures/gemini/tui-0.61-quit-box-67:
+    //   │  Session ID:               aac5cd4c-90be-48b3-8da1-402f41c3493  │
+    //   │                            3                                    │
     //   │  To resume this session: gemini --resume                        │
-    //   │  d5c83334-48c4-40cb-941e-c6ade6ee8c8a                           │
+    //   │  aac5cd4c-90be-48b3-8da1-402f41c34933                           │
     // The older footer `Tip: Resume a previous session using gemini --resume or /resume` names no ID.
     name: "exit-box",
     pattern: `(?:(?:^|[│|])\\s*Session ID:|gemini --resume)\\s*(?<id>${UUID})`,
@@ -57,12 +67,32 @@ const base = definePlugin({
   }],
   resume: ["{args}", "--resume", "{id}"],
   rejected: [
-    // sessionUtils.ts; exit 42. Sessions with no user/assistant message are not resumable either.
+    // 0.61.0, exit 42, also for a session that took no turn (0.61 deletes its file on exit):
+    //   Error resuming session: Invalid session identifier "<id>".
+    //     Searched for sessions in /home/u/.gemini/tmp/<project>/chats.
     "Error resuming session: Invalid session identifier",
     "No previous sessions found for this project",
   ],
-  // Exit 41: nothing is wrong with the session, the pointer stays.
-  transient: ["Please set an Auth method"],
+  // Failures that say nothing about the session: the pointer stays.
+  transient: [
+    // 0.61.0 without `security.auth.selectedType`, exit 41, before any session exists.
+    "Invalid auth method selected\\.",
+    // Older builds and no auth env at all, exit 41.
+    "Please set an Auth method",
+    // 0.61.0 headless in an untrusted folder, exit 55 (one line, wrapped by the terminal only).
+    "Gemini CLI is not running in a trusted directory",
+    // 0.61.0 `-p ""`: what a headless warm start without --resume-prompt gets (see warmArgs).
+    // Also exit 42, the code of an unknown ID.
+    "No input provided via stdin\\.",
+    // 0.61.0 when the model API refuses the key (401/403), then exit 1:
+    //   Error when talking to Gemini API Full report available at: /tmp/gemini-client-error-…
+    //   [API Error: {"error":{"code":401,…,"status":"UNAUTHENTICATED"}}]
+    "Error when talking to Gemini API",
+    "Error generating content via API",
+    // 0.61.0 when nothing listens at the API's address: it retries with backoff for minutes.
+    //   Attempt 1 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request
+    "fetch failed sending request",
+  ],
 });
 
 export const gemini: AgentPlugin = {
@@ -73,28 +103,74 @@ export const gemini: AgentPlugin = {
     if (command !== undefined && SUBCOMMANDS.includes(command)) return `\`gemini ${command}\` is a subcommand, not a conversation`;
     return hasOption(tokens, NO_SESSION) ? "this gemini invocation lists, deletes or serves sessions; it starts no conversation" : undefined;
   },
-  // A prompt of the command's own (`-p`, `-i`, positional) wins; otherwise it is typed into the TUI.
+  // A prompt of the command's own (`-p`, `-i`, positional) wins. Otherwise it goes in argv as
+  // `--prompt-interactive=<prompt>` (the `=` form, so a prompt starting with `-` stays a value):
+  // 0.61's TUI submits it itself. Typed in, it is lost half the time on a busy machine: 0.61 takes
+  // an Enter that it reads within 40 ms of a paste for a newline inside the message
+  // (InputPrompt.tsx, `recentUnsafePasteTime`), and sessionpin's Enter follows the paste by 100 ms
+  // while 0.61 may not read for longer. The empty `-p ""` warmArgs leaves in a one-shot command
+  // is filled with the prompt (`--resume-prompt`): 0.61 resumes headless as `--resume <id> -p MSG`.
   coldArgs(args, prompt) {
+    if (prompt === undefined) return { args: [...args], promptVia: "pty" };
     const tokens = tokenize(args, ARGV);
-    const own = hasOption(tokens, PROMPT) || positionals(tokens).length > 0;
-    return { args: [...args], promptVia: own && prompt !== undefined ? "none" : "pty" };
+    if (optionValue(tokens, HEADLESS) === "") {
+      // `-p MSG`, not `--prompt=MSG`: 0.61 checks the raw argv for `-p`/`--prompt` to tell a
+      // headless run, and with `--prompt=MSG` ran the message in an untrusted folder, exit 0,
+      // where `-p MSG` stops with exit 55.
+      return { args: render(tokens.map((t) => (isEmptyHeadless(t) ? { ...t, value: prompt, words: ["-p", prompt] } : t))), promptVia: "argv" };
+    }
+    if (hasOption(tokens, PROMPT) || positionals(tokens).length > 0) return { args: [...args], promptVia: "none" };
+    // A warm TUI start (--resume-prompt) types it once the resumed screen is still: with
+    // `--resume`, 0.61 may send the `--prompt-interactive` message before it has loaded the
+    // session's history (seen: the request carried none of the earlier turns).
+    if (hasOption(tokens, ["-r", "--resume"])) return { args: [...args], promptVia: "pty" };
+    return { args: beforeSeparator(args, [`--prompt-interactive=${prompt}`]), promptVia: "argv" };
   },
   // Gemini CLI < 0.41 has no `--session-id`: such a start then fails (see README).
   chooseId(args, fresh) {
     if (hasOption(tokenize(args, ARGV), SESSION)) return undefined;
     return { id: fresh, args: beforeSeparator(args, ["--session-id", fresh]) };
   },
+  // A one-shot command (`-p MSG`, or a positional prompt without `-i`: 0.61 runs both headless,
+  // even in a PTY) stays one-shot: `-p ""`, which coldArgs fills from --resume-prompt. Without
+  // one, 0.61 exits 42 `No input provided via stdin.` (transient, the pointer stays) instead of
+  // opening the TUI where nobody types.
   warmArgs(args, id) {
-    const rest = withoutPositionals(withoutOptions(tokenize(args, ARGV), [...PROMPT, ...SESSION]));
-    return [...render(rest), "--resume", id];
+    const tokens = tokenize(args, ARGV);
+    const oneShot = hasOption(tokens, HEADLESS) || (positionals(tokens).length > 0 && !hasOption(tokens, INTERACTIVE));
+    const rest = withoutPositionals(withoutOptions(tokens, [...PROMPT, ...SESSION]));
+    return [...render(rest), "--resume", id, ...(oneShot ? ["-p", ""] : [])];
   },
-  // ~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the ID>.jsonl (older: .json).
-  // Gemini creates it when the session starts, so it confirms the chosen ID early; a session that
-  // never took a turn is then refused on resume and sessionpin falls back.
+  // 0.61.0: ~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the ID>.jsonl,
+  // written when the session starts (line 1 `{"sessionId":…,"projectHash":…,"kind":"main"}`), so it
+  // confirms the chosen ID early; 0.61 deletes it on exit if the session took no turn, and a
+  // later resume is then refused and sessionpin falls back. Only this cwd's own folder is looked
+  // at: a resume in a later minute writes a 2-line stub with the same <id8>, and other folders'
+  // sessions are not ours.
   store: {
     rule: "chats",
-    where: ({ env, home }) => [{ dir: join(env["GEMINI_CLI_HOME"] || home, ".gemini", "tmp"), depth: 2 }],
+    where: ({ env, home, cwd }) => {
+      const root = join(env["GEMINI_CLI_HOME"] || home, ".gemini");
+      return [{ dir: join(root, "tmp", projectOf(root, cwd), "chats"), depth: 0 }];
+    },
     name: /^session-.+-(?<id>[0-9a-f]{8})\.jsonl?$/,
     wholeId: false,
   },
 };
+
+/**
+ * The folder name 0.61 gives `cwd` under ~/.gemini/tmp: its entry in ~/.gemini/projects.json
+ * (`{"projects":{"<cwd>":"<slug>"}}`, written on the first run in the folder), else the slug it
+ * would claim (projectRegistry.ts: the basename, lower case, runs of other characters made one
+ * `-`; a taken slug gets `-1`, `-2`, …, which only projects.json tells).
+ */
+export function projectOf(root: string, cwd: string): string {
+  try {
+    const value: unknown = JSON.parse(readFileSync(join(root, "projects.json"), "utf8"));
+    const slug = (value as { projects?: Record<string, unknown> } | null)?.projects?.[cwd];
+    if (typeof slug === "string" && slug !== "" && !slug.includes("/") && slug !== "..") return slug;
+  } catch {
+    // no registry yet, or one being rewritten: the slug it will claim
+  }
+  return basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
+}
