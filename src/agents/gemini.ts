@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { valueAt } from "../engine/capture/json.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -156,7 +157,36 @@ export const gemini: AgentPlugin = {
     name: /^session-.+-(?<id>[0-9a-f]{8})\.jsonl?$/,
     wholeId: false,
   },
+  advice(context) {
+    const root = join(context.env["GEMINI_CLI_HOME"] || context.home, ".gemini");
+    const settings = readJson(join(root, "settings.json"));
+    const retention = valueAt(settings, "general.sessionRetention.enabled");
+    const auth = valueAt(settings, "security.auth.selectedType");
+    const trusted = readJson(join(root, "trustedFolders.json"))[context.cwd];
+    return [
+      // 0.61 deletes every file of a session id8 when another session in the folder starts
+      // (its retention clean-up), the pinned conversation included.
+      retention === false
+        ? { name: "gemini-retention", status: "ok", detail: "general.sessionRetention.enabled is false: Gemini keeps the pinned session" }
+        : { name: "gemini-retention", status: "warn", detail: `session retention is on in ${join(root, "settings.json")}: Gemini deletes a resumed session's files when another session starts in this folder; set general.sessionRetention.enabled to false` },
+      typeof auth === "string"
+        ? { name: "gemini-auth", status: "ok", detail: `security.auth.selectedType is ${auth}` }
+        : { name: "gemini-auth", status: "warn", detail: "no security.auth.selectedType: headless runs exit 41 (Invalid auth method selected.)" },
+      trusted === "TRUST_FOLDER" || context.env["GEMINI_CLI_TRUST_WORKSPACE"] === "true"
+        ? { name: "gemini-trust", status: "ok", detail: `${context.cwd} is trusted` }
+        : { name: "gemini-trust", status: "warn", detail: `${context.cwd} is not in ${join(root, "trustedFolders.json")}: headless runs exit 55 before any session exists` },
+    ];
+  },
 };
+
+function readJson(path: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
 
 /**
  * The folder name 0.61 gives `cwd` under ~/.gemini/tmp: its entry in ~/.gemini/projects.json

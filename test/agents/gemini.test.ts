@@ -126,7 +126,7 @@ describe("gemini rules", () => {
     // 0.61.0 puts the value at column 29 and breaks the UUID after 35 characters.
     const real = "aac5cd4c-90be-48b3-8da1-402f41c34933";
     const extractor = new Extractor(gemini, undefined, 67);
-    const lines = await captureAll([readFileSync(join(FIXTURES, "tui-0.61-quit-box-67", "input.txt"))]);
+    const lines = captureAll([readFileSync(join(FIXTURES, "tui-0.61-quit-box-67", "input.txt"))]);
     const first = lines.map((line) => ({ line, taken: extractor.line(line).verdicts.filter((v) => v.kind === "taken") }))
       .find(({ taken }) => taken.length > 0);
     expect(first?.line.text).toMatch(/^│\s+3\s+│$/);

@@ -4,10 +4,12 @@
  * warm starts resume it with --resume and no prompt, a refused ID falls back to a fresh session.
  */
 import { randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { captureAll } from "../../src/engine/capture/pipeline.js";
 import { Sandbox } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, UUID, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, UUID, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -62,7 +64,7 @@ describe("gemini cold start", () => {
     expect(driver.text).toContain(`${"Session ID:".padEnd(28)}${own.slice(0, 33)}  │\n│${" ".repeat(30)}${own.slice(33)} `);
     const logged = new RegExp(`captured provisional ${own} \\(rule exit-box, line (\\d+)\\)`).exec(sb.readLog());
     // The capture came from the row holding the UUID's last characters, not from the resume hint below.
-    const rows = await captureAll([driver.output]);
+    const rows = captureAll([driver.output]);
     expect(rows.find((row) => row.n === Number(logged?.[1]))?.text).toMatch(new RegExp(`^│ +${own.slice(33)} +│$`));
     expect(sb.readPointer()).toMatchObject({ agent: "gemini", id: own, state: "confirmed", source: { rule: "chats" } });
   });
@@ -189,5 +191,21 @@ describe("gemini under agentapi's stop and in one-shot mode", () => {
     expect((await exitOf(warm)).exitCode).toBe(0);
     expect(sb.fakeStarts("gemini").slice(1)).toEqual([["-o", "stream-json", "--resume", id, "-p", ""], ["-o", "stream-json", "--resume", id, "-p", "And now the docs."]]);
     expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
+  });
+});
+
+describe("doctor on Gemini's own settings", () => {
+  it("warns while session retention, the auth method or folder trust would lose or refuse the session, and says ok once they are set", () => {
+    const sb = cleanup.sandbox();
+    const checks = (): Record<string, string> => {
+      const report = JSON.parse(cli(sb, ["doctor", "--json", "--pointer", sb.pointer, "--", "gemini"]).stdout) as { checks: Array<{ name: string; status: string }> };
+      return Object.fromEntries(report.checks.filter((c) => c.name.startsWith("gemini-")).map((c) => [c.name, c.status]));
+    };
+    expect(checks()).toEqual({ "gemini-retention": "warn", "gemini-auth": "warn", "gemini-trust": "warn" });
+    const root = join(sb.home, ".gemini");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, general: { sessionRetention: { enabled: false } } }));
+    writeFileSync(join(root, "trustedFolders.json"), JSON.stringify({ [cwdOf(sb)]: "TRUST_FOLDER" }));
+    expect(checks()).toEqual({ "gemini-retention": "ok", "gemini-auth": "ok", "gemini-trust": "ok" });
   });
 });
