@@ -10,7 +10,7 @@ import { spawnAgent, type AgentPty, type ExitStatus, type SpawnOptions } from ".
 import type { SignalRelay } from "../pty/signals.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
-import { QuietTrigger, typePrompt } from "./prompt.js";
+import { PromptTyper } from "./prompt.js";
 import { Sinks, type OutputSink } from "./sinks.js";
 import { StoreWatch } from "../engine/store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
@@ -143,13 +143,12 @@ function captureSink(capture: Capture, onLine: (line: Line) => void, judging: ()
   };
 }
 
-function startPrompt(o: AttemptOptions, agent: AgentPty, prompt: NonNullable<AttemptOptions["prompt"]>): QuietTrigger {
-  const trigger = new QuietTrigger(o.clock, prompt.quietMs, prompt.maxWaitMs, () => {
+function startPrompt(o: AttemptOptions, agent: AgentPty, prompt: NonNullable<AttemptOptions["prompt"]>): PromptTyper {
+  const typer = new PromptTyper(o.clock, (data) => agent.write(data), prompt.text, prompt, () => {
     o.log.info(`typing the prompt (${prompt.text.length} characters) as a bracketed paste`);
-    typePrompt((data) => agent.write(data), prompt.text, o.clock);
   });
-  trigger.start();
-  return trigger;
+  typer.start();
+  return typer;
 }
 
 function watchStore(

@@ -1,15 +1,50 @@
 import type { Clock, Timer } from "../clock.js";
 
-// How agentapi sends a chat message: the text as one bracketed paste, then Enter on its own, so
-// a TUI that treats a newline inside the paste as text does not submit half of it.
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
-const ENTER_DELAY_MS = 100;
+// Enter follows once the agent has echoed the paste and been still this long, as agentapi waits
+// for the screen to settle: Gemini 0.61 takes an Enter within 40 ms of a paste as a newline in
+// the input box, and Auggie 0.36 dropped a paste whose Enter came in the same burst.
+const ENTER_QUIET_MS = 300;
+const ENTER_MAX_WAIT_MS = 3_000;
 
-/** Types `prompt` into the agent's terminal the way agentapi does. */
-export function typePrompt(write: (data: string) => void, prompt: string, clock: Clock): void {
-  write(PASTE_START + prompt + PASTE_END);
-  clock.setTimeout(() => write("\r"), ENTER_DELAY_MS);
+/**
+ * Types a prompt the way agentapi sends a chat message: once the agent's screen is still, the
+ * text as one bracketed paste (a TUI that treats a newline inside it as text does not submit
+ * half of it); then, once the echo has settled, Enter on its own. `activity` feeds both waits.
+ */
+export class PromptTyper {
+  #wait: QuietTrigger;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly write: (data: string) => void,
+    text: string,
+    quiet: { readonly quietMs: number; readonly maxWaitMs: number },
+    onPaste: () => void = () => undefined,
+  ) {
+    this.#wait = new QuietTrigger(clock, quiet.quietMs, quiet.maxWaitMs, () => {
+      onPaste();
+      this.write(PASTE_START + text + PASTE_END);
+      this.#wait = new QuietTrigger(this.clock, ENTER_QUIET_MS, ENTER_MAX_WAIT_MS, () => this.write("\r"));
+      this.#wait.start();
+      // Counted from the paste too: an agent that echoes nothing gets Enter after the quiet period.
+      this.#wait.activity();
+    });
+  }
+
+  start(): void {
+    this.#wait.start();
+  }
+
+  /** The agent printed something. */
+  activity(): void {
+    this.#wait.activity();
+  }
+
+  cancel(): void {
+    this.#wait.cancel();
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QuietTrigger, typePrompt } from "../../src/resume/prompt.js";
+import { PromptTyper, QuietTrigger } from "../../src/resume/prompt.js";
 import { ManualClock } from "../helpers/clock.js";
 
 describe("QuietTrigger", () => {
@@ -56,13 +56,48 @@ describe("QuietTrigger", () => {
   });
 });
 
-describe("typePrompt", () => {
-  it("pastes the prompt in bracketed-paste markers, then presses Enter separately", () => {
+describe("PromptTyper", () => {
+  it("pastes the prompt in bracketed-paste markers once the screen is still, then presses Enter once the echo settled", () => {
     const clock = new ManualClock();
     const written: string[] = [];
-    typePrompt((data) => written.push(data), "line one\nline two", clock);
+    const typer = new PromptTyper(clock, (data) => void written.push(data), "line one\nline two", { quietMs: 1_500, maxWaitMs: 20_000 });
+    typer.start();
+    typer.activity();
+    clock.advance(1_500);
     expect(written).toEqual(["\x1b[200~line one\nline two\x1b[201~"]);
-    clock.advance(100);
+    // The agent echoes the paste for a while: Enter waits for it to settle.
+    for (let i = 0; i < 5; i++) {
+      clock.advance(200);
+      typer.activity();
+    }
+    expect(written).toHaveLength(1);
+    clock.advance(299);
+    expect(written).toHaveLength(1);
+    clock.advance(1);
     expect(written).toEqual(["\x1b[200~line one\nline two\x1b[201~", "\r"]);
+    clock.advance(60_000);
+    expect(written).toHaveLength(2);
+  });
+
+  it("presses Enter 300 ms after the paste when nothing is echoed, and after 3 s at most while the screen never settles", () => {
+    const clock = new ManualClock();
+    const silent: string[] = [];
+    const quiet = new PromptTyper(clock, (data) => void silent.push(data), "go", { quietMs: 10, maxWaitMs: 100 });
+    quiet.start();
+    clock.advance(100);
+    clock.advance(300);
+    expect(silent).toEqual(["\x1b[200~go\x1b[201~", "\r"]);
+
+    const busy: string[] = [];
+    const spinner = new PromptTyper(clock, (data) => void busy.push(data), "go", { quietMs: 10, maxWaitMs: 100 });
+    spinner.start();
+    clock.advance(100);
+    for (let t = 0; t < 2_900; t += 100) {
+      spinner.activity();
+      clock.advance(100);
+    }
+    expect(busy).toHaveLength(1);
+    clock.advance(100);
+    expect(busy).toEqual(["\x1b[200~go\x1b[201~", "\r"]);
   });
 });
