@@ -9,7 +9,7 @@ import type { PtyDriver } from "../../src/demo/driver.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { settled } from "./support.js";
 import { answerFor, textOf, type ApiMessage } from "./fake-anthropic.js";
-import { LocalServer } from "./local-server.js";
+import { LocalServer, readRequest, sendJson } from "./local-server.js";
 
 /** One `POST /chat-stream` as the fake received it. */
 export interface AugmentChat {
@@ -97,23 +97,14 @@ export class FakeAugment {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: Record<string, unknown> = {};
-    try {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    } catch {
-      // answered like an empty body
-    }
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const { path, body } = await readRequest(req);
     this.paths.push(path);
-    if (this.refuseWith !== undefined) return json(res, this.refuseWith, { error: "fake augment: refused" });
+    if (this.refuseWith !== undefined) return sendJson(res, this.refuseWith, { error: "fake augment: refused" });
     if (path === "/get-models") {
-      return json(res, 200, { default_model: "fake-model", models: [{ name: "fake-model", suggested_prefix_char_count: 0, suggested_suffix_char_count: 0 }], feature_flags: {} });
+      return sendJson(res, 200, { default_model: "fake-model", models: [{ name: "fake-model", suggested_prefix_char_count: 0, suggested_suffix_char_count: 0 }], feature_flags: {} });
     }
-    if (path === "/agents/list-remote-tools") return json(res, 200, { tools: [] });
-    if (path !== "/chat-stream") return json(res, 200, {});
+    if (path === "/agents/list-remote-tools") return sendJson(res, 200, { tools: [] });
+    if (path !== "/chat-stream") return sendJson(res, 200, {});
     const messages = augmentMessages(body);
     const side = typeof body["message"] === "string" && body["message"] !== "";
     const answer = answerFor(messages);
@@ -125,11 +116,6 @@ export class FakeAugment {
   }
 }
 
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
 /** The env that sends 0.36.0 to `tenantURL` with any token (no `auggie login`). */
 export const auggieEnv = (tenantURL: string): NodeJS.ProcessEnv => ({

@@ -12,7 +12,7 @@
  * fresh one by what the model "remembers".
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { LocalServer } from "./local-server.js";
+import { LocalServer, readRequest, sendJson } from "./local-server.js";
 
 export interface ApiMessage {
   readonly role: string;
@@ -94,16 +94,7 @@ export class FakeAnthropic {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
-    let body: Record<string, unknown> = {};
-    try {
-      body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    } catch {
-      // recorded with no messages; answered below like any other
-    }
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const { path, body } = await readRequest(req);
     const header = req.headers["x-claude-code-session-id"];
     const messages = Array.isArray(body["messages"]) ? (body["messages"] as ApiMessage[]) : [];
     const stream = body["stream"] === true;
@@ -116,14 +107,14 @@ export class FakeAnthropic {
       this.#messageCount += 1;
       const id = `msg_fake${String(this.#messageCount).padStart(6, "0")}`;
       if (stream) sendStream(res, id, model ?? "claude-fake", answer);
-      else sendJson(res, 200, messageObject(id, model ?? "claude-fake", answer));
+      else sendJson(res, 200, messageObject(id, model ?? "claude-fake", answer), REQUEST_ID);
       return;
     }
     if (req.method === "POST" && path === "/v1/messages/count_tokens") {
-      sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+      sendJson(res, 200, { input_tokens: Math.ceil(JSON.stringify(body).length / 4) }, REQUEST_ID);
       return;
     }
-    sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `fake Anthropic API: no ${req.method} ${path}` } });
+    sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `fake Anthropic API: no ${req.method} ${path}` } }, REQUEST_ID);
   }
 }
 
@@ -133,11 +124,7 @@ function messageObject(id: string, model: string, text: string): Record<string, 
   return { id, type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: usage(text.split(" ").length) };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "request-id": "req_fake" });
-  res.end(text);
-}
+const REQUEST_ID = { "request-id": "req_fake" };
 
 function sendStream(res: ServerResponse, id: string, model: string, text: string): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_fake" });

@@ -8,7 +8,7 @@
  * function of those turns, so what the "model" remembers shows which conversation was continued.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { LocalServer } from "./local-server.js";
+import { LocalServer, readRequest, sendJson } from "./local-server.js";
 import { answerFor, userTexts, type ApiMessage } from "./fake-anthropic.js";
 
 export interface RecordedChatRequest {
@@ -67,16 +67,7 @@ export class FakeChat {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: Record<string, unknown> = {};
-    try {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    } catch {
-      // recorded with no messages
-    }
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const { path, body } = await readRequest(req);
     const messages = Array.isArray(body["messages"]) ? (body["messages"] as ApiMessage[]) : [];
     const isChat = req.method === "POST" && path.endsWith("/chat/completions");
     const answer = isChat && this.refuseWith === undefined ? answerFor(messages) : undefined;
@@ -85,15 +76,15 @@ export class FakeChat {
     this.requests.push({ method: req.method ?? "", path, headers: { ...req.headers }, model, stream, messages, answer });
 
     if (req.method === "GET" && path.endsWith("/models")) {
-      json(res, 200, { object: "list", data: MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })) });
+      sendJson(res, 200, { object: "list", data: MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })) });
       return;
     }
     if (!isChat) {
-      json(res, 404, { error: { message: `fake chat API: no ${req.method} ${path}`, type: "invalid_request_error" } });
+      sendJson(res, 404, { error: { message: `fake chat API: no ${req.method} ${path}`, type: "invalid_request_error" } });
       return;
     }
     if (answer === undefined) {
-      json(res, this.refuseWith ?? 500, { error: { message: "fake chat API: refused", type: "authentication_error", code: "invalid_api_key" } });
+      sendJson(res, this.refuseWith ?? 500, { error: { message: "fake chat API: refused", type: "authentication_error", code: "invalid_api_key" } });
       return;
     }
     this.#count += 1;
@@ -101,7 +92,7 @@ export class FakeChat {
     const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
     const created = Math.floor(Date.now() / 1000);
     if (!stream) {
-      json(res, 200, {
+      sendJson(res, 200, {
         id, object: "chat.completion", created, model: model ?? MODELS[0],
         choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
         usage,
@@ -122,8 +113,3 @@ export class FakeChat {
   }
 }
 
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}

@@ -8,7 +8,7 @@
  * headers and the `input` items it carried (a resumed thread sends the earlier turns again).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { LocalServer } from "./local-server.js";
+import { LocalServer, readRequest, sendJson } from "./local-server.js";
 import { answerFor, type ApiMessage } from "./fake-anthropic.js";
 
 export interface RecordedResponsesRequest {
@@ -66,24 +66,13 @@ export class FakeOpenAI {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: Record<string, unknown> = {};
-    try {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    } catch {
-      // recorded with no input
-    }
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const { path, body } = await readRequest(req);
     const input = Array.isArray(body["input"]) ? (body["input"] as Array<Record<string, unknown>>) : [];
     const isResponses = req.method === "POST" && path === "/v1/responses";
     const answer = isResponses ? answerFor(messagesOf(input)) : undefined;
     this.requests.push({ method: req.method ?? "", path, headers: { ...req.headers }, input, answer });
     if (!isResponses || answer === undefined) {
-      const text = JSON.stringify({ error: { message: `fake OpenAI API: no ${req.method} ${path}`, type: "invalid_request_error" } });
-      res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-      res.end(text);
+      sendJson(res, 404, { error: { message: `fake OpenAI API: no ${req.method} ${path}`, type: "invalid_request_error" } });
       return;
     }
     this.#count += 1;

@@ -15,7 +15,7 @@ import type { PtyDriver } from "../../src/demo/driver.js";
 import { cwdOf, sleep, WAIT_MS } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { answerFor, userTexts, type ApiMessage } from "./fake-anthropic.js";
-import { LocalServer } from "./local-server.js";
+import { LocalServer, readRequest, sendJson } from "./local-server.js";
 import { settled } from "./support.js";
 
 export interface RecordedGeminiRequest {
@@ -93,16 +93,7 @@ export class FakeGemini {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: Record<string, unknown> = {};
-    try {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      body = raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>);
-    } catch {
-      // recorded with no contents
-    }
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const { path, body } = await readRequest(req);
     const action = /:(streamGenerateContent|generateContent|countTokens)$/.exec(path)?.[1] ?? "";
     const config = (body["generationConfig"] ?? {}) as Record<string, unknown>;
     const wantsJson = config["responseMimeType"] === "application/json" || config["responseJsonSchema"] !== undefined || config["responseSchema"] !== undefined;
@@ -112,16 +103,16 @@ export class FakeGemini {
     this.requests.push({ method: req.method ?? "", path, action, wantsJson, messages, answer });
 
     if (action === "countTokens") {
-      json(res, 200, { totalTokens: 12 });
+      sendJson(res, 200, { totalTokens: 12 });
       return;
     }
     if (!generate) {
-      json(res, 404, { error: { code: 404, message: `fake Gemini API: no ${req.method} ${path}`, status: "NOT_FOUND" } });
+      sendJson(res, 404, { error: { code: 404, message: `fake Gemini API: no ${req.method} ${path}`, status: "NOT_FOUND" } });
       return;
     }
     if (answer === undefined) {
       const status = this.refuseWith ?? 500;
-      json(res, status, { error: { code: status, message: "fake Gemini API: refused (API key not valid)", status: status === 401 ? "UNAUTHENTICATED" : "INTERNAL" } });
+      sendJson(res, status, { error: { code: status, message: "fake Gemini API: refused (API key not valid)", status: status === 401 ? "UNAUTHENTICATED" : "INTERNAL" } });
       return;
     }
     const response = {
@@ -130,7 +121,7 @@ export class FakeGemini {
       modelVersion: "gemini-fake",
     };
     if (action === "generateContent") {
-      json(res, 200, response);
+      sendJson(res, 200, response);
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -139,11 +130,6 @@ export class FakeGemini {
   }
 }
 
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
 /** Env for Gemini CLI against the fake API (any API key does). */
 export function geminiEnv(baseUrl: string): NodeJS.ProcessEnv {
