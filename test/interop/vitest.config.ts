@@ -9,10 +9,11 @@ export default defineConfig({
   test: {
     root: new URL("../..", import.meta.url).pathname,
     include: ["test/interop/**/*.interop.ts"],
-    // node-pty is a native addon: child processes keep each file's PTYs apart. One file at a time:
-    // the real CLIs are heavy, and timings stay comparable between runs.
+    // node-pty is a native addon: child processes keep each file's PTYs apart. Two files at a
+    // time on CI's 2 cores: the real CLIs are heavy, and every wait in these tests is bounded
+    // generously enough for a loaded machine.
     pool: "forks",
-    fileParallelism: false,
+    maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 60_000,
   },
