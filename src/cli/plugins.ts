@@ -61,6 +61,7 @@ function describe(plugin: AgentPlugin): { capture: string[]; resume: string | nu
     ...plugin.text.map((rule) => `terminal text (${rule.name}, ${rule.state})`),
     ...(plugin.pidFile ? [`pid file (${plugin.pidFile.rule})`] : []),
     ...(plugin.store ? [`session store (${plugin.store.rule}${plugin.store.wholeId ? "" : ", confirms only"})`] : []),
+    ...(plugin.sessionLog ? [`session log (${plugin.sessionLog.rule})`] : []),
   ];
   return { capture: capture.length > 0 ? capture : ["none"], resume: `${plugin.names[0]} ${plugin.warmArgs([], "<id>").join(" ")}` };
 }

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sandbox, FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -88,5 +88,14 @@ describe("opencode", () => {
     expect(aside).toHaveLength(1);
     expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
     expect(sb.readLog()).toMatch(new RegExp(`stored ID ${stale} rejected: .*Session not found`));
+  });
+});
+
+describe("opencode in `sessionpin plugins`", () => {
+  it("names the session log among its capture sources", () => {
+    const sb = cleanup.sandbox();
+    const listed = cli(sb, ["plugins"]).stdout.split("\n");
+    const at = listed.findIndex((line) => line.startsWith("opencode "));
+    expect(listed[at + 1]).toContain("session log (log-created)");
   });
 });
