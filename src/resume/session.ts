@@ -18,7 +18,7 @@ import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
 import type { Notifier, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
-import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
+import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
 import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
@@ -43,7 +43,9 @@ export interface SessionOptions {
   readonly restoreHistory: boolean;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly terminal: OuterTerminal;
+  readonly terminal: Screen & Pick<OuterTerminal, "onResize" | "onDrain" | "isTTY">;
+  /** Starts the agent; a real PTY unless a test passes its own. */
+  readonly spawn?: AttemptOptions["spawn"];
   readonly log: Logger;
   readonly record?: CastRecorder;
   readonly trace?: LineFile;
@@ -66,6 +68,7 @@ export async function runSession(o: SessionOptions): Promise<number> {
   const relay = new SignalRelay();
   const base: Omit<AttemptOptions, "argv"> = {
     cwd: o.cwd, env: o.env, terminal: o.terminal, relay, clock: o.clock, log: o.log,
+    ...(o.spawn !== undefined ? { spawn: o.spawn } : {}),
     ...(o.record !== undefined ? { record: o.record } : {}),
     ...(o.trace !== undefined ? { trace: o.trace } : {}),
     onSpawn: (agent) => {

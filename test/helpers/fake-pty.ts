@@ -68,6 +68,10 @@ export class FakeSpawner {
 export class FakeScreen implements Screen {
   readonly shown: Buffer[] = [];
   full = false;
+  /** Whether sessionpin's own stdin is a terminal (agentapi's PTY) or a pipe (CI). */
+  isTTY = true;
+  onResize(): void {}
+  onDrain(): void {}
   size(): { cols: number; rows: number } {
     return { cols: 67, rows: 1190 };
   }

@@ -1,0 +1,108 @@
+/**
+ * The session loop (lock, read, decide, execute, fall back once) with fake agents and the manual
+ * clock: real pointer and lock files, no PTY and no sleeping.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { claude } from "../../src/agents/claude.js";
+import type { Logger } from "../../src/log/logger.js";
+import { readPointer, writePointer } from "../../src/pointer/store.js";
+import { runSession, type SessionOptions } from "../../src/resume/session.js";
+import { ManualClock } from "../helpers/clock.js";
+import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
+
+const ID = "0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
+const PROMPT = "fix the build";
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function session(extra: Partial<SessionOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "sessionpin-session-"));
+  dirs.push(dir);
+  const clock = new ManualClock();
+  const spawner = new FakeSpawner();
+  const lines: string[] = [];
+  const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), close: () => undefined };
+  const options: SessionOptions = {
+    command: "claude", args: [], plugin: claude, pointerPath: join(dir, "state", "pointer.json"), explicitPointer: true,
+    waitLockMs: 0, prompt: PROMPT, resumePrompt: undefined, fallbackWindowMs: 15_000, promptQuietMs: 300, promptMaxWaitMs: 20_000,
+    restoreHistory: false, cwd: dir, env: { HOME: join(dir, "home") }, terminal: new FakeScreen(), log, clock,
+    now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()), spawn: spawner.spawn, ...extra,
+  };
+  return { dir, clock, spawner, lines, options };
+}
+
+async function pinnedTo(options: SessionOptions, id = ID): Promise<void> {
+  await writePointer(options.pointerPath, {
+    version: 1, agent: "claude", id, state: "confirmed", cwd: options.cwd,
+    capturedAt: "2026-11-24T10:00:00.000Z", confirmedAt: "2026-11-24T10:00:00.000Z", source: { rule: "transcript" }, history: [],
+  });
+}
+
+/** The `n`-th agent the session started (1-based), once it has; the loop runs on real file I/O. */
+async function started(spawner: FakeSpawner, n: number): Promise<FakeAgent> {
+  for (let turns = 0; spawner.agents.length < n; turns++) {
+    if (turns > 10_000) throw new Error(`agent ${n} was never started`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return spawner.agents[n - 1] as FakeAgent;
+}
+
+describe("the session loop", () => {
+  it("a warm start resumes without the prompt, and never types it however long the screen stays quiet", async () => {
+    const { clock, spawner, options } = session();
+    await pinnedTo(options);
+    const done = runSession(options);
+    const agent = await started(spawner, 1);
+    expect(agent.argv).toEqual(["claude", "--resume", ID]);
+    agent.print("welcome back\r\n");
+    clock.advance(60_000);
+    expect(agent.typed).toEqual([]);
+    agent.end(0);
+    expect(await done).toBe(0);
+  });
+
+  it("falls back once: a rejected ID is set aside and a fresh session starts with the prompt in the same run", async () => {
+    const { dir, spawner, options } = session();
+    await pinnedTo(options);
+    const done = runSession(options);
+    const warm = await started(spawner, 1);
+    warm.print(`No conversation found with session ID: ${ID}\r\n`);
+    expect(warm.signals).toEqual(["SIGTERM"]);
+    warm.end(1);
+    const cold = await started(spawner, 2);
+    const chosen = String(cold.argv[2]);
+    expect(cold.argv).toEqual(["claude", "--session-id", chosen, "--", PROMPT]);
+    cold.end(0);
+    expect(await done).toBe(0);
+    expect(readdirSync(join(dir, "state")).some((name) => name.startsWith("pointer.rejected-"))).toBe(true);
+    const read = await readPointer(options.pointerPath);
+    expect(read).toMatchObject({ kind: "ok", pointer: { id: chosen, history: [{ id: ID }] } });
+    expect(spawner.agents).toHaveLength(2);
+  });
+
+  it("a second run on a held pointer exits 75 at once, or waits for it with --wait-lock", async () => {
+    const held = session();
+    // This process holds it: alive, on this host.
+    const lock = `${held.options.pointerPath}.lock`;
+    await pinnedTo(held.options);
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt: "2026-11-25T00:00:00.000Z", host: hostname() }));
+    await expect(runSession(held.options)).rejects.toMatchObject({ code: "pointer-locked", exitCode: 75 });
+    expect(held.spawner.agents).toEqual([]);
+
+    const waiting = session({ pointerPath: held.options.pointerPath, cwd: held.options.cwd, waitLockMs: 5_000 });
+    const done = runSession(waiting.options);
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(waiting.spawner.agents).toEqual([]);
+    rmSync(lock);
+    waiting.clock.advance(200);
+    const agent = await started(waiting.spawner, 1);
+    expect(agent.argv).toEqual(["claude", "--resume", ID]);
+    agent.end(0);
+    expect(await done).toBe(0);
+  });
+});
