@@ -8,7 +8,7 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_AGENTS } from "../helpers/sandbox.js";
-import { Cleanup, coldStart, eventsOf, exitOf, hasExited, messages, runArgs, sleep, waitUntil, WAIT_MS } from "./support.js";
+import { Cleanup, coldStart, eventsOf, exitOf, hasExited, messages, runArgs, sleep, waitUntil, WAIT_MS } from "../e2e/support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
