@@ -7,6 +7,11 @@ export interface ArgvSpec {
   readonly values: readonly string[];
   /** Options whose value is optional: the next word is theirs when it is not an option. */
   readonly optionalValues?: readonly string[];
+  /**
+   * Options (also in `values`) that take every word up to the next option, as commander's
+   * `<dirs...>` and yargs' `[array]` do (Claude's `--add-dir a b`, Qwen's `--allowed-tools`).
+   */
+  readonly variadic?: readonly string[];
 }
 
 export type Token =
@@ -24,7 +29,9 @@ export function tokenize(args: readonly string[], spec: ArgvSpec): Token[] {
       break;
     }
     if (!arg.startsWith("-") || arg === "-") {
-      tokens.push({ kind: "positional", value: arg });
+      const last = tokens.at(-1);
+      if (last?.kind === "option" && spec.variadic?.includes(last.name)) tokens[tokens.length - 1] = { ...last, words: [...last.words, arg] };
+      else tokens.push({ kind: "positional", value: arg });
       continue;
     }
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;

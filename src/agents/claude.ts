@@ -13,6 +13,7 @@ const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 // Options that take a value (`--help` of 2.1.197), so their values are never read as the prompt.
 const VARIADIC = ["--add-dir", "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--betas", "--file", "--mcp-config", "--tools"];
 const ARGV: ArgvSpec = {
+  variadic: VARIADIC,
   values: [
     ...VARIADIC, "--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file", "--debug-file", "--effort",
     "--fallback-model", "--input-format", "--json-schema", "--max-budget-usd", "--max-turns", "--model", "-n", "--name",
@@ -26,19 +27,7 @@ const ARGV: ArgvSpec = {
 const RESUMING = ["-r", "--resume", "-c", "--continue", "--from-pr"];
 const SUBCOMMANDS = new Set(["agents", "auth", "auto-mode", "doctor", "gateway", "install", "mcp", "plugin", "plugins", "project", "setup-token", "ultrareview", "update", "upgrade"]);
 
-/** Claude's argv as tokens; a variadic option (commander `<dirs...>`) keeps every word up to the next option. */
-function tokens(args: readonly string[]): Token[] {
-  const out: Token[] = [];
-  for (const token of tokenize(args, ARGV)) {
-    const last = out.at(-1);
-    if (token.kind === "positional" && last?.kind === "option" && VARIADIC.includes(last.name)) {
-      out[out.length - 1] = { ...last, words: [...last.words, token.value] };
-    } else {
-      out.push(token);
-    }
-  }
-  return out;
-}
+const tokens = (args: readonly string[]): Token[] => tokenize(args, ARGV);
 
 // `system` lines besides init that carry Claude's own session_id (see the json rules).
 const SYSTEM_EVENTS = ["hook_started", "hook_progress", "hook_response", "status", "thinking_tokens", "compact_boundary", "api_retry"];

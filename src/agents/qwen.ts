@@ -22,6 +22,7 @@ const PROMPT = ["-p", "--prompt", "-i", "--prompt-interactive"];
 // --fork-session, 0.24.4 gives the fork a random ID of its own (not --session-id's).
 const SESSION = ["-r", "--resume", "-c", "--continue", "--session-id", "--fork-session"];
 const ARGV: ArgvSpec = {
+  variadic: VARIADIC,
   values: [
     ...VARIADIC, ...PROMPT, "--telemetry-target", "--telemetry-otlp-endpoint", "--telemetry-otlp-protocol",
     "--telemetry-outfile", "--proxy", "-m", "--model", "--system-prompt", "--append-system-prompt", "--output-style",
@@ -35,19 +36,7 @@ const ARGV: ArgvSpec = {
 };
 const SUBCOMMANDS = new Set(["auth", "board", "channel", "extensions", "hooks", "mcp", "review", "sandbox", "serve", "sessions", "update"]);
 
-/** Qwen's argv as tokens; a variadic option keeps every word up to the next option. */
-function tokens(args: readonly string[]): Token[] {
-  const out: Token[] = [];
-  for (const token of tokenize(args, ARGV)) {
-    const last = out.at(-1);
-    if (token.kind === "positional" && last?.kind === "option" && VARIADIC.includes(last.name)) {
-      out[out.length - 1] = { ...last, words: [...last.words, token.value] };
-    } else {
-      out.push(token);
-    }
-  }
-  return out;
-}
+const tokens = (args: readonly string[]): Token[] => tokenize(args, ARGV);
 
 /** Whether this invocation runs one prompt and exits (`-p`, a positional query, or JSON output). */
 function oneShot(parsed: readonly Token[]): boolean {
