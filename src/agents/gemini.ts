@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { valueAt } from "../engine/capture/json.js";
+import { readJsonObject, valueAt } from "../engine/capture/json.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -159,10 +158,10 @@ export const gemini: AgentPlugin = {
   },
   advice(context) {
     const root = join(context.env["GEMINI_CLI_HOME"] || context.home, ".gemini");
-    const settings = readJson(join(root, "settings.json"));
+    const settings = readJsonObject(join(root, "settings.json")) ?? {};
     const retention = valueAt(settings, "general.sessionRetention.enabled");
     const auth = valueAt(settings, "security.auth.selectedType");
-    const trusted = readJson(join(root, "trustedFolders.json"))[context.cwd];
+    const trusted = readJsonObject(join(root, "trustedFolders.json"))?.[context.cwd];
     return [
       // 0.61 deletes every file of a session id8 when another session in the folder starts
       // (its retention clean-up), the pinned conversation included.
@@ -179,15 +178,6 @@ export const gemini: AgentPlugin = {
   },
 };
 
-function readJson(path: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /**
  * The folder name 0.61 gives `cwd` under ~/.gemini/tmp: its entry in ~/.gemini/projects.json
  * (`{"projects":{"<cwd>":"<slug>"}}`, written on the first run in the folder), else the slug it
@@ -195,12 +185,9 @@ function readJson(path: string): Record<string, unknown> {
  * `-`; a taken slug gets `-1`, `-2`, …, which only projects.json tells).
  */
 export function projectOf(root: string, cwd: string): string {
-  try {
-    const value: unknown = JSON.parse(readFileSync(join(root, "projects.json"), "utf8"));
-    const slug = (value as { projects?: Record<string, unknown> } | null)?.projects?.[cwd];
-    if (typeof slug === "string" && slug !== "" && !slug.includes("/") && slug !== "..") return slug;
-  } catch {
-    // no registry yet, or one being rewritten: the slug it will claim
-  }
+  // No registry yet, or one being rewritten: the slug it will claim.
+  const projects = readJsonObject(join(root, "projects.json"))?.["projects"];
+  const slug = typeof projects === "object" && projects !== null ? (projects as Record<string, unknown>)[cwd] : undefined;
+  if (typeof slug === "string" && slug !== "" && !slug.includes("/") && slug !== "..") return slug;
   return basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
 }

@@ -1,13 +1,14 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
-import { valueAt } from "./capture/json.js";
+import { readJsonObject, valueAt } from "./capture/json.js";
 import { judgeId, type Verdict } from "./match.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin, IdState, RunContext } from "../agents/types.js";
 
 const POLL_MS = 500;
 const HEAD_BYTES = 64 * 1024;
+const LOG_BYTES_PER_POLL = 1024 * 1024;
 
 /**
  * Watches where the agent keeps its sessions while it runs: its pid file (Claude's
@@ -57,7 +58,7 @@ export class StoreWatch {
   poll(pid: number): void {
     const { pidFile } = this.plugin;
     if (pidFile !== undefined) {
-      const id = valueAt(readJson(pidFile.path(pid, this.context)) ?? {}, pidFile.field);
+      const id = valueAt(readJsonObject(pidFile.path(pid, this.context)) ?? {}, pidFile.field);
       if (typeof id === "string") this.#offer(pidFile.rule, "provisional", id);
     }
     for (const entry of this.#entries()) this.#judgeEntry(entry);
@@ -67,7 +68,7 @@ export class StoreWatch {
   #readLog(): void {
     const log = this.plugin.sessionLog;
     if (log === undefined) return;
-    const { bytes, size } = readFrom(log.path(this.context), this.#logOffset);
+    const { bytes, size } = readSpan(log.path(this.context), this.#logOffset, LOG_BYTES_PER_POLL);
     // Truncated or replaced: start again from its beginning.
     if (size < this.#logOffset) {
       this.#logOffset = 0;
@@ -124,28 +125,9 @@ function listEntries(dir: string, depth: number): Array<{ path: string; name: st
   });
 }
 
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
+/** The file's start, up to `bytes`, as text ("" when it cannot be read). */
 function headOf(path: string, bytes: number): string {
-  try {
-    const fd = openSync(path, "r");
-    try {
-      const buffer = Buffer.alloc(bytes);
-      const read = readSync(fd, buffer, 0, bytes, 0);
-      return buffer.subarray(0, read).toString("utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return "";
-  }
+  return readSpan(path, 0, bytes).bytes.toString("utf8");
 }
 
 function sizeOf(path: string): number {
@@ -156,14 +138,14 @@ function sizeOf(path: string): number {
   }
 }
 
-/** What a file holds past `offset` (up to 1 MiB a poll), and its size. */
-function readFrom(path: string, offset: number): { bytes: Buffer; size: number } {
+/** What a file holds past `offset`, `max` bytes at most, and its size; nothing when it cannot be read. */
+function readSpan(path: string, offset: number, max: number): { bytes: Buffer; size: number } {
   try {
     const fd = openSync(path, "r");
     try {
       const size = fstatSync(fd).size;
       if (size <= offset) return { bytes: Buffer.alloc(0), size };
-      const buffer = Buffer.alloc(Math.min(size - offset, 1024 * 1024));
+      const buffer = Buffer.alloc(Math.min(size - offset, max));
       const read = readSync(fd, buffer, 0, buffer.length, offset);
       return { bytes: buffer.subarray(0, read), size };
     } finally {
