@@ -155,17 +155,18 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
 export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, cwd: string, explicit: boolean): Promise<Check> {
   const read = await readPointer(pointerPath);
   const data = { path: pointerPath, kind: read.kind };
-  const facts = read.kind !== "ok" ? data : (({ pointer: p }) => ({ ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule }))(read);
-  const what = read.kind === "ok"
-    ? `${read.pointer.agent} ${read.pointer.id} (${read.pointer.state}, rule ${read.pointer.source.rule}, captured ${read.pointer.capturedAt})`
-    : read.kind === "missing" ? `none at ${pointerPath}` : `${pointerPath}`;
+  const p = read.kind === "ok" ? read.pointer : undefined;
+  const facts = p === undefined ? data : { ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule };
+  const what = p !== undefined
+    ? `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule}, captured ${p.capturedAt})`
+    : read.kind === "missing" ? `none at ${pointerPath}` : pointerPath;
   if (plugin === undefined) return { name: "pointer", status: "info", detail: `${what}: no plugin, so run neither resumes nor replaces it`, data: facts };
   const decision = decide(plugin, [], read, { cwd, prompt: undefined, fresh: () => "", pointerPath, explicitPointer: explicit });
   switch (decision.mode) {
     case "refused":
       return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${decision.reason}`, data: facts };
     case "warm":
-      return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${read.kind === "ok" && read.pointer.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
+      return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${p?.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
     case "cold":
       if (decision.setsAside === undefined) return { name: "pointer", status: "ok", detail: `${what}: the next start is cold`, data: facts };
       return { name: "pointer", status: "warn", detail: `${what}: ${decision.reason}; the next start moves it aside and is cold`, data: facts };

@@ -17,7 +17,13 @@ export interface StartPlan {
   /** What is delivered by `promptVia`: the task prompt (cold), or the resume prompt (warm). */
   readonly prompt: string | undefined;
   /** Run first to create the session (cold only); its ID turns the launch into a resume of it. */
-  readonly upfront?: { readonly args: string[]; launch(id: string): string[] };
+  readonly upfront?: {
+    readonly args: string[];
+    /** The rule name its ID is pinned under, and how its output names the ID. */
+    readonly rule: string;
+    parse(output: string): string | undefined;
+    launch(id: string): string[];
+  };
   /** Why this mode, in words for the log. */
   readonly reason: string;
   /** The pointer this plan resumes from. */
@@ -88,13 +94,8 @@ export interface DecideContext extends PlanContext {
  * from a newer sessionpin, or another agent's or folder's at a path the user named, is refused.
  */
 export function decide(plugin: AgentPlugin, args: readonly string[], read: PointerRead, context: DecideContext): Decision {
-  try {
-    refuseNewer(context.pointerPath, read);
-    if (context.explicitPointer) refuseForeign(context.pointerPath, plugin, read, context.cwd);
-  } catch (error) {
-    if (!(error instanceof SessionpinError)) throw error;
-    return { mode: "refused", reason: error.message.replace(/^sessionpin: /, ""), error };
-  }
+  const refusal = refusedAsNewer(context.pointerPath, read) ?? (context.explicitPointer ? refusedAsForeign(context.pointerPath, plugin, read, context.cwd) : undefined);
+  if (refusal !== undefined) return { mode: "refused", reason: refusal.message.replace(/^sessionpin: /, ""), error: refusal };
   const plan = planStart(plugin, args, read, context);
   if (plan.mode === "warm" || read.kind === "missing") return plan;
   return { ...plan, setsAside: read.kind === "invalid" ? "corrupt" : "unused" };
@@ -142,7 +143,7 @@ export function coldPlan(plugin: AgentPlugin, args: readonly string[], context: 
 }
 
 function upfrontStep(upfront: UpfrontCommand, plugin: AgentPlugin, args: readonly string[]): NonNullable<StartPlan["upfront"]> {
-  return { args: upfront.argv(args), launch: (id) => plugin.warmArgs(args, id) };
+  return { args: upfront.argv(args), rule: upfront.rule, parse: (output) => upfront.parse(output), launch: (id) => plugin.warmArgs(args, id) };
 }
 
 /** Why the pointer read cannot be resumed, or undefined when it can (or there is none). */
@@ -165,9 +166,9 @@ function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): string |
 }
 
 /** A pointer from a newer sessionpin is neither resumed nor replaced: `run` and `plan` stop. */
-function refuseNewer(path: string, read: PointerRead): void {
-  if (read.kind !== "newer") return;
-  throw new SessionpinError(
+function refusedAsNewer(path: string, read: PointerRead): SessionpinError | undefined {
+  if (read.kind !== "newer") return undefined;
+  return new SessionpinError(
     "pointer-refused",
     `sessionpin: ${path} was written by a newer sessionpin (pointer version ${read.version}); left untouched. Upgrade, or choose another file with --pointer.`,
   );
@@ -177,9 +178,9 @@ function refuseNewer(path: string, read: PointerRead): void {
  * A pointer file the user named (`--pointer`, SESSIONPIN_POINTER) that belongs to another agent
  * or folder is refused rather than moved aside: the name says it matters to someone.
  */
-function refuseForeign(path: string, plugin: AgentPlugin, read: PointerRead, cwd: string): void {
-  if (read.kind !== "ok" || (read.pointer.agent === plugin.name && read.pointer.cwd === cwd)) return;
-  throw new SessionpinError(
+function refusedAsForeign(path: string, plugin: AgentPlugin, read: PointerRead, cwd: string): SessionpinError | undefined {
+  if (read.kind !== "ok" || (read.pointer.agent === plugin.name && read.pointer.cwd === cwd)) return undefined;
+  return new SessionpinError(
     "pointer-refused",
     `sessionpin: ${path} holds ${read.pointer.agent}'s session for ${read.pointer.cwd}, not ${plugin.name}'s for ${cwd}; left untouched. Choose another --pointer, or clear it with \`sessionpin pointer clear --pointer ${path}\`.`,
   );

@@ -154,12 +154,12 @@ async function attempt(
     const event = tracker.observe(judgeId(plugin.grammar, "chosen-up-front", "provisional", plan.chosen));
     if (event !== undefined) pin.apply(event);
   }
-  if (plan.upfront !== undefined && plugin.upfront !== undefined) {
+  if (plan.upfront !== undefined) {
     const abort = new AbortController();
     base.relay.attach(() => abort.abort());
-    const created = await runUpfront(o.command, plan.upfront.args, plugin.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
+    const created = await runUpfront(o.command, plan.upfront.args, plan.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
     base.relay.detach();
-    const verdict = "id" in created ? judgeId(plugin.grammar, plugin.upfront.rule, "confirmed", created.id) : undefined;
+    const verdict = "id" in created ? judgeId(plugin.grammar, plan.upfront.rule, "confirmed", created.id) : undefined;
     if (verdict?.kind === "taken") {
       const event = tracker.observe(verdict);
       if (event !== undefined) pin.apply(event);
