@@ -6,7 +6,8 @@ import { parseOptions, pointerPathFor } from "./options.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME] [--pointer PATH] [--json]
 
-  show    print the pointer for this directory (or --pointer PATH)
+  show    print the pointer for this directory (or --pointer PATH) and what the next start of
+          its agent here would do with it (as run decides)
   clear   move it aside (never deleted), so the next start is cold`;
 
 const OPTIONS = {
