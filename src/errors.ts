@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 2,
   /** The pointer file cannot be used as asked (another agent's or folder's, or a newer format): untouched. */
   refused: 3,
+  /** A one-shot run whose message the session already had, with nothing else to deliver: not started. */
+  repeat: 4,
   /** Another live `sessionpin run` holds the pointer's lock (sysexits EX_TEMPFAIL: try later). */
   locked: 75,
   notExecutable: 126,

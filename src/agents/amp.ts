@@ -76,13 +76,22 @@ export const amp: AgentPlugin = {
       return match?.[1];
     },
   },
+  invocation(args) {
+    const { execute, message } = parseArgs(args);
+    return { message: message === "" ? undefined : message, oneShot: execute };
+  },
+  // `-x MSG` goes after the command: `amp [options] threads continue <id> -x MSG` is how
+  // 0.0.1790142911 continues a thread headless.
   coldArgs(args, prompt) {
     const parsed = parseArgs(args);
     if (!parsed.execute) return { args: [...args], promptVia: "pty" };
     if (parsed.message !== undefined || prompt === undefined) return { args: [...args], promptVia: "none" };
-    return { args: [...parsed.options, "-x", prompt], promptVia: "argv" };
+    return { args: [...parsed.options, ...parsed.command, "-x", prompt], promptVia: "argv" };
   },
+  // Execute mode stays: without `-x`, Amp refuses `--stream-json` (`requires --execute mode`,
+  // exit 1) and opens its TUI otherwise. The bare `-x` is the slot coldArgs fills.
   warmArgs(args, id) {
-    return [...parseArgs(args).options, "threads", "continue", id];
+    const { options, execute } = parseArgs(args);
+    return [...options, "threads", "continue", id, ...(execute ? ["-x"] : [])];
   },
 };

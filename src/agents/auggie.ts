@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
@@ -97,6 +97,13 @@ export const auggie: AgentPlugin = {
     return undefined;
   },
 
+  // `--instruction-file` and `--queue` are not read: their message is not in argv.
+  invocation(args) {
+    const tokens = tokenize(args, ARGV);
+    const words = positionals(tokens);
+    const message = optionValue(tokens, ["--instruction", "-i"]) || (words.length > 0 ? words.join(" ") : undefined);
+    return { message, oneShot: hasOption(tokens, ["--print", "-p"]) };
+  },
   // Coder's module passes the task as `--instruction`; the TUI runs it at once, print mode too.
   coldArgs(args, prompt) {
     const tokens = tokenize(args, ARGV);

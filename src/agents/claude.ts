@@ -108,6 +108,11 @@ export const claude: AgentPlugin = {
     if (hasOption(parsed, ["--no-session-persistence"])) return "--no-session-persistence: Claude saves no session that could be resumed";
     return undefined;
   },
+  invocation(args) {
+    const parsed = tokens(args);
+    const words = positionals(parsed);
+    return { message: words.length > 0 ? words.join(" ") : undefined, oneShot: hasOption(parsed, ["-p", "--print"]) };
+  },
   // Positionals are the prompt, interactive or with -p/--print. `--` keeps a prompt that starts
   // with "-" (or follows a variadic option) from being read as an option.
   coldArgs(args, prompt) {
@@ -126,9 +131,9 @@ export const claude: AgentPlugin = {
     return { id: fresh, args: ["--session-id", fresh, ...args] };
   },
   // `claude [other args] --resume <id>`, without the prompt and without any other choice of
-  // session. In print mode (-p, output flags kept) the task ran once already and is not sent
-  // again; Claude reads no message from a terminal there, so the resumed run stops at once with
-  // `Input must be provided …` (exit 1), listed as transient: the pointer stays for a later start.
+  // session. Print mode (-p, output flags kept) stays: coldArgs adds the message to deliver
+  // (`claude -p --resume <id> -- MSG`). Without one Claude reads no message from a terminal, and
+  // stops at once with `Input must be provided …` (exit 1), listed as transient.
   warmArgs(args, id) {
     const rest = withoutPositionals(withoutOptions(tokens(args), [...RESUMING, "--session-id"]));
     return [...render(rest), "--resume", id];

@@ -105,6 +105,10 @@ export const codex: AgentPlugin = {
     if (command !== undefined && SUBCOMMANDS.has(command)) return `\`codex ${command}\` is a subcommand, not a conversation`;
     return undefined;
   },
+  invocation(args) {
+    const { exec, message } = parse(args);
+    return { message: message.length > 0 ? message.join(" ") : undefined, oneShot: exec };
+  },
   coldArgs(args, prompt) {
     const parsed = parse(args);
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
@@ -114,7 +118,8 @@ export const codex: AgentPlugin = {
     const separated = parsed.tokens.some((t) => t.kind === "separator") || !prompt.startsWith("-");
     return { args: [...args, ...(separated ? [] : ["--"]), prompt], promptVia: "argv" };
   },
-  // Interactive: `codex [opts] resume <id>`; exec: `codex exec [opts] resume <id>` (no prompt).
+  // Interactive: `codex [opts] resume <id>`; exec: `codex exec [opts] resume <id>`, to which
+  // coldArgs adds the message to deliver.
   warmArgs(args, id) {
     const { tokens, exec } = parse(args);
     const options = (part: readonly Token[]): string[] => render(withoutOptions(part, IMAGE).filter((t) => t.kind === "option"));

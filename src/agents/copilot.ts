@@ -132,6 +132,10 @@ export const copilot: AgentPlugin = {
     },
   },
 
+  invocation(args) {
+    const tokens = tokenize(args, ARGV);
+    return { message: optionValue(tokens, PROMPT) || undefined, oneShot: hasOption(tokens, ONE_SHOT) };
+  },
   coldArgs(args, prompt) {
     const tokens = tokenize(args, ARGV);
     // A warm start of a one-shot run left an empty `-p ""` for the resume prompt (warmArgs).

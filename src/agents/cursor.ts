@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -66,7 +66,13 @@ export const cursor: AgentPlugin = {
     const first = positionals(tokenize(args, ARGV))[0];
     return first !== undefined && SUBCOMMANDS.has(first) ? `\`${first}\` is a Cursor command, not a new conversation` : undefined;
   },
-  // `agent [prompt...]`, interactive or with -p/--print: the prompt is positional.
+  invocation(args) {
+    const tokens = tokenize(args, ARGV);
+    const words = positionals(tokens);
+    return { message: words.length > 0 ? words.join(" ") : undefined, oneShot: hasOption(tokens, ["-p", "--print"]) };
+  },
+  // `agent [prompt...]`, interactive or with -p/--print: the prompt is positional. A warm print
+  // run is `agent -p --resume=<id> MSG` (Cursor's CLI docs, unverified here).
   coldArgs(args, prompt) {
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
     if (positionals(tokenize(args, ARGV)).length > 0) return { args: [...args], promptVia: "none" };

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import type { DeclarativePluginSchema } from "./user/schema.js";
 import type { AgentPlugin, ColdStart } from "./types.js";
 
@@ -26,6 +26,12 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
   const spec = withDefaults(declaration);
   if (spec.prompt.via === "flag" && spec.prompt.flag === undefined) throw new PluginError("prompt.flag", 'required when prompt.via is "flag"');
   const argv: ArgvSpec = { values: [...spec.valueOptions, ...spec.prompt.dropFlags, ...(spec.prompt.flag ? [spec.prompt.flag] : [])] };
+  const ownMessage = (args: readonly string[]): string | undefined => {
+    const tokens = tokenize(args, argv);
+    if (spec.prompt.via === "flag") return optionValue(tokens, [spec.prompt.flag ?? ""]) || undefined;
+    const words = spec.prompt.via === "positional" ? positionals(tokens) : [];
+    return words.length > 0 ? words.join(" ") : undefined;
+  };
   const withoutPrompt = (args: readonly string[]): string[] => {
     const tokens = withoutOptions(tokenize(args, argv), spec.prompt.dropFlags);
     return render(spec.prompt.dropPositionals ? withoutPositionals(tokens) : tokens);
@@ -38,6 +44,7 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
     text: spec.text.map((rule) => ({ ...rule, pattern: new RegExp(rule.pattern) })),
     rejected: spec.rejected.map((source) => new RegExp(source)),
     transient: spec.transient.map((source) => new RegExp(source)),
+    invocation: (args) => ({ message: ownMessage(args), oneShot: hasOption(tokenize(args, argv), spec.prompt.oneShot) }),
     coldArgs(args, prompt): ColdStart {
       if (prompt === undefined || spec.prompt.via === "pty") return { args: [...args], promptVia: "pty" };
       const tokens = tokenize(args, argv);
@@ -60,7 +67,7 @@ function withDefaults(d: DeclarativePlugin) {
     json: d.json ?? [],
     text: d.text ?? [],
     valueOptions: d.valueOptions ?? [],
-    prompt: { via: d.prompt?.via ?? "pty", flag: d.prompt?.flag, dropFlags: d.prompt?.dropFlags ?? [], dropPositionals: d.prompt?.dropPositionals ?? false },
+    prompt: { via: d.prompt?.via ?? "pty", flag: d.prompt?.flag, dropFlags: d.prompt?.dropFlags ?? [], dropPositionals: d.prompt?.dropPositionals ?? false, oneShot: d.prompt?.oneShot ?? [] },
     rejected: d.rejected ?? [],
     transient: d.transient ?? [],
   };

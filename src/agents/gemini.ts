@@ -35,6 +35,8 @@ const SUBCOMMANDS = ["mcp", "extensions", "skills", "hooks", "update", "rewind",
 const NO_SESSION = ["--list-sessions", "--delete-session", "-l", "--list-extensions", "-v", "--version", "-h", "--help",
   "--acp", "--experimental-acp", "--experimental-zed-integration"];
 
+/** `-p MSG`, or a positional prompt without `-i`: 0.61 runs both headless, even in a PTY. */
+const isOneShot = (tokens: readonly Token[]): boolean => hasOption(tokens, HEADLESS) || (positionals(tokens).length > 0 && !hasOption(tokens, INTERACTIVE));
 const isEmptyHeadless = (t: Token): t is Token & { kind: "option" } => t.kind === "option" && HEADLESS.includes(t.name) && t.value === "";
 
 /** `extra` goes before a `--`, so it is never read as part of the positional prompt. */
@@ -103,6 +105,12 @@ export const gemini: AgentPlugin = {
     if (command !== undefined && SUBCOMMANDS.includes(command)) return `\`gemini ${command}\` is a subcommand, not a conversation`;
     return hasOption(tokens, NO_SESSION) ? "this gemini invocation lists, deletes or serves sessions; it starts no conversation" : undefined;
   },
+  invocation(args) {
+    const tokens = tokenize(args, ARGV);
+    const words = positionals(tokens);
+    const message = optionValue(tokens, PROMPT) || (words.length > 0 ? words.join(" ") : undefined);
+    return { message, oneShot: isOneShot(tokens) };
+  },
   // A prompt of the command's own (`-p`, `-i`, positional) wins. Otherwise it goes in argv as
   // `--prompt-interactive=<prompt>` (the `=` form, so a prompt starting with `-` stays a value):
   // 0.61's TUI submits it itself. Typed in, it is lost half the time on a busy machine: 0.61 takes
@@ -137,9 +145,8 @@ export const gemini: AgentPlugin = {
   // opening the TUI where nobody types.
   warmArgs(args, id) {
     const tokens = tokenize(args, ARGV);
-    const oneShot = hasOption(tokens, HEADLESS) || (positionals(tokens).length > 0 && !hasOption(tokens, INTERACTIVE));
     const rest = withoutPositionals(withoutOptions(tokens, [...PROMPT, ...SESSION]));
-    return [...render(rest), "--resume", id, ...(oneShot ? ["-p", ""] : [])];
+    return [...render(rest), "--resume", id, ...(isOneShot(tokens) ? ["-p", ""] : [])];
   },
   // 0.61.0: ~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the ID>.jsonl,
   // written when the session starts (line 1 `{"sessionId":…,"projectHash":…,"kind":"main"}`), so it

@@ -1,4 +1,4 @@
-import { hasOption, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
+import { hasOption, optionValue, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
 import type { AgentPlugin } from "./types.js";
 
 /**
@@ -48,6 +48,12 @@ const beforeSeparator = (args: readonly string[], extra: readonly string[]): str
   const at = args.indexOf("--");
   return at < 0 ? [...args, ...extra] : [...args.slice(0, at), ...extra, ...args.slice(at)];
 };
+
+// What a resumed `goose run` leaves behind: the session it named and the input it ran.
+const NOT_AGAIN = [...IDENTIFIER, ...RESUME, ...INPUT, "--params", "--sub-recipe", "--explain", "--render-recipe"];
+
+/** `goose run` answers and exits, unless `-s/--interactive` keeps it open after its input. */
+const oneShot = (command: string | undefined, tokens: readonly Token[]): boolean => command === "run" && !hasOption(tokens, ["-s", "--interactive"]);
 
 export const goose: AgentPlugin = {
   name: "goose",
@@ -100,6 +106,11 @@ export const goose: AgentPlugin = {
     if (command === "session" && rest.length > 0) return `\`goose session ${rest[0]}\` is a subcommand, not a conversation`;
     return hasOption(tokens, NO_SESSION) ? "this goose invocation keeps no session" : undefined;
   },
+  // `-i FILE` and recipes are not read: their message is not in argv.
+  invocation(args) {
+    const { tokens, command } = parse(args);
+    return { message: command === "run" ? optionValue(tokens, ["-t", "--text"]) || undefined : undefined, oneShot: oneShot(command, tokens) };
+  },
   // `goose run` needs its input in argv (-i/-t/--recipe); `goose session` reads it from the TUI.
   coldArgs(args, prompt) {
     const { tokens, command } = parse(args);
@@ -115,14 +126,16 @@ export const goose: AgentPlugin = {
     const name = `${NAME_PREFIX}${fresh}`;
     return { id: name, args: command === undefined ? ["session", "-n", name] : beforeSeparator(args, ["-n", name]) };
   },
-  // Always `goose session -r`: `goose run` refuses to start without input, and its input
-  // (`--instructions` file, `-t` text, recipe) is the task prompt, which must not be sent again.
+  // `goose session -r`; a one-shot `goose run` stays one (`goose run -r -n <name>`, to which
+  // coldArgs adds `-t MSG`: goose's CLI docs, unverified here). Its input (`--instructions`
+  // file, `-t` text, recipe) is the task prompt, which must not be sent again.
   warmArgs(args, id) {
     const { tokens, command } = parse(args);
+    const which = id.startsWith(NAME_PREFIX) ? ["-n", id] : ["--session-id", id];
+    if (oneShot(command, tokens)) return ["run", ...render(options(tokens, (name) => !NOT_AGAIN.includes(name))), "-r", ...which];
     const kept = command === "run"
       ? options(tokens, (name) => SHARED.includes(name))
       : options(tokens, (name) => !IDENTIFIER.includes(name) && !RESUME.includes(name));
-    const which = id.startsWith(NAME_PREFIX) ? ["-n", id] : ["--session-id", id];
     return ["session", "-r", ...which, ...render(kept)];
   },
 };

@@ -75,6 +75,10 @@ export const kiro: AgentPlugin = {
     },
   },
 
+  invocation(args) {
+    const { tokens, input } = parseArgs(args);
+    return { message: input.length > 0 ? input.join(" ") : undefined, oneShot: hasOption(tokens, ["--no-interactive"]) };
+  },
   // The TUI gets the prompt typed in; headless `--no-interactive` takes it as INPUT in argv.
   coldArgs(args, prompt) {
     const { tokens, input } = parseArgs(args);
@@ -83,10 +87,11 @@ export const kiro: AgentPlugin = {
     return { args: [...args], promptVia: "pty" };
   },
 
-  // `kiro-cli chat [options] --resume-id <id>`: no INPUT, no other session choice, and
-  // interactive (a headless resume without INPUT has nothing to do).
+  // `kiro-cli chat [options] --resume-id <id>`: no INPUT and no other session choice. A headless
+  // `--no-interactive` run stays headless; coldArgs adds the INPUT it delivers (Kiro's CLI docs,
+  // unverified here).
   warmArgs(args, id) {
-    const rest = withoutPositionals(withoutOptions(parseArgs(args).tokens, [...SESSION, "--no-interactive"]));
+    const rest = withoutPositionals(withoutOptions(parseArgs(args).tokens, SESSION));
     return ["chat", ...render(rest), "--resume-id", id];
   },
 };

@@ -1,4 +1,4 @@
-import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { join } from "node:path";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
@@ -92,6 +92,11 @@ export const opencode: AgentPlugin = {
     if (command !== undefined && SUBCOMMANDS.has(command)) return `\`opencode ${command}\` is a subcommand, not a conversation`;
     if (hasOption(tokens, ["-s", "--session"])) return "`opencode -s <id>` names its own session";
     return undefined;
+  },
+  invocation(args) {
+    const { tokens, words, run } = parse(args);
+    const message = run ? (words.length > 1 ? words.slice(1).join(" ") : undefined) : optionValue(tokens, ["--prompt"]) || undefined;
+    return { message, oneShot: run };
   },
   coldArgs(args, prompt) {
     const { tokens, words, run } = parse(args);

@@ -109,7 +109,7 @@ export interface FamilyArgv {
 const here = (): Pick<RunContext, "home" | "cwd"> => ({ home: process.env["HOME"] ?? homedir(), cwd: process.cwd() });
 
 /** passthrough, coldArgs and warmArgs of one member of the family. */
-export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "coldArgs" | "warmArgs"> {
+export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "invocation" | "coldArgs" | "warmArgs"> {
   const parse = (args: readonly string[]) => {
     const tokens = tokenize(args, f.spec);
     const words = positionals(tokens);
@@ -130,6 +130,12 @@ export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "co
       const mode = optionValue(tokens, ["--mode"]);
       if (mode !== undefined && f.protocolModes.includes(mode)) return `\`${f.name} --mode ${mode}\` is driven by its client, which owns the session`;
       return undefined;
+    },
+    // `-p`/`--print` and `--mode json` answer once and exit; `@file` words are not the message.
+    invocation(args) {
+      const { tokens, messages } = parse(args);
+      const oneShot = hasOption(tokens, ["-p", "--print"]) || optionValue(tokens, ["--mode"]) === "json";
+      return { message: messages.length > 0 ? messages.join(" ") : undefined, oneShot };
     },
     // `<agent> --session-dir <dir> [args…] [prompt]`: first, so a `--` in the user's args cannot
     // swallow it. `-c` goes: in a shared folder it would continue whichever session is newest.

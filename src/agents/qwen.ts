@@ -109,6 +109,11 @@ export const qwen: AgentPlugin = {
     return undefined;
   },
 
+  invocation(args) {
+    const parsed = tokens(args);
+    const words = positionals(parsed);
+    return { message: optionValue(parsed, PROMPT) || (words.length > 0 ? words.join(" ") : undefined), oneShot: oneShot(parsed) };
+  },
   // The command's own prompt wins. One-shot runs (`-p`, JSON output) take it as `-p`; the TUI as
   // `-i`, which 0.24.4 runs as soon as it is ready (typed text arriving before its first frame
   // is lost: it echoes, then drops it).

@@ -95,6 +95,17 @@ export interface AgentAdvice {
 /** How a cold start delivers the task prompt: typed into the PTY, inside argv, or not at all. */
 export type PromptVia = "pty" | "argv" | "none";
 
+/**
+ * What an invocation asks of its session: the message it carries in its own argv, and whether it
+ * runs one turn and exits. Messages read from a file or from stdin are not seen (undefined).
+ */
+export interface Invocation {
+  /** `claude -p MSG`, `codex exec MSG`, `amp -x MSG`, an interactive positional prompt. */
+  readonly message: string | undefined;
+  /** One turn, then exit (`-p`, `exec`, `run`, `--print`): nothing may wait for input. */
+  readonly oneShot: boolean;
+}
+
 export interface ColdStart {
   readonly args: string[];
   readonly promptVia: PromptVia;
@@ -134,8 +145,17 @@ export interface AgentPlugin {
   advice?(context: RunContext): readonly AgentAdvice[];
   /** Why this invocation starts no conversation (a subcommand such as `amp threads list`), if so. */
   passthrough?(args: readonly string[]): string | undefined;
-  /** Args for a fresh session; with `prompt` when the agent takes it in argv. */
+  /** The message in argv and the mode: read before anything is rewritten. */
+  invocation(args: readonly string[]): Invocation;
+  /**
+   * Args for a fresh session; with `prompt` when the agent takes it in argv. Also fills a warm
+   * start's message slot: `coldArgs(warmArgs(args, id), message)` is a resume that delivers it.
+   */
   coldArgs(args: readonly string[], prompt: string | undefined): ColdStart;
-  /** Args that resume `id`, with the original prompt removed. */
+  /**
+   * Args that resume `id`, with the original message removed, in the same mode: a one-shot run
+   * stays one-shot (with an empty slot where the agent needs one), so that no warm start of a
+   * headless command opens an interactive screen.
+   */
   warmArgs(args: readonly string[], id: string): string[];
 }

@@ -22,6 +22,7 @@ Options:
   --json            one JSON object: {"ok":…,"agent":…,"pointer":…,"checks":[{"name","status","detail","data"}]}
   --agent NAME      the plugin (and its executable, when no command is given)
   --pointer PATH    the pointer file (env SESSIONPIN_POINTER; default as for run)
+  --key NAME        the pointer of this external conversation (env SESSIONPIN_KEY), as for run
   --plugin FILE     load a user plugin (repeatable)
   -h, --help        show this help
 
@@ -31,6 +32,7 @@ const OPTIONS = {
   agent: { type: "string" },
   plugin: { type: "string", multiple: true },
   pointer: { type: "string" },
+  key: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -82,7 +84,7 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   if (target !== undefined && target.plugin === undefined) {
     checks.push({ name: "pointer", status: "skip", detail: `no plugin for ${JSON.stringify(target.executable)}: no pointer is kept` });
   } else if (target !== undefined || values.pointer !== undefined || c.env["SESSIONPIN_POINTER"]) {
-    pointer = pointerPathFor(values.pointer, target === undefined ? "" : agentName(target.plugin, target.executable), c.env, c.cwd);
+    pointer = pointerPathFor(values.pointer, target === undefined ? "" : agentName(target.plugin, target.executable), c.env, c.cwd, values.key);
     const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
     checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, c.cwd, explicit), await lockCheck(pointer));
   } else {

@@ -7,6 +7,7 @@ Commands:
   run [options] -- <agent> [args…]    run an agent in a PTY, pin its session, resume it next time
   plan [options] -- <agent> [args…]   print what run would start (cold/warm, argv) as JSON
   pointer show|clear                  show or set aside the stored pointer
+  sessions [--json]                   list every pinned session (key, agent, folder, ID, messages)
   plugins [--json]                    list plugins: executables, capture sources, resume form
   replay [options] FILE…|-            find the session ID in recorded output (cast, raw, jsonl, agentapi state)
   explain [options] FILE…|-           line by line: why an ID was or was not taken
@@ -16,14 +17,16 @@ Commands:
 Options: -h/--help (also after each command), -V/--version
 
 Exit codes: the agent's own (128+N when signal N killed it); 2 usage; 3 pointer refused (another
-agent's or folder's at an explicit path, or a newer format: left untouched); 75 pointer locked by a
-live sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
+agent's or folder's at an explicit path, or a newer format: left untouched); 4 a one-shot run whose
+message the session already had (not started); 75 pointer or agent session locked by a live
+sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
 
 // Each command's code is loaded only when it runs: start-up time is the agent's start-up time.
 const commands: Record<string, () => Promise<(argv: readonly string[]) => Promise<number>>> = {
   run: async () => (await import("./run.js")).runCommand,
   plan: async () => (await import("./plan.js")).planCommand,
   pointer: async () => (await import("./pointer.js")).pointerCommand,
+  sessions: async () => (await import("./sessions.js")).sessionsCommand,
   plugins: async () => (await import("./plugins.js")).pluginsCommand,
   replay: async () => (await import("./replay.js")).replayCommand,
   explain: async () => (await import("./replay.js")).explainCommand,

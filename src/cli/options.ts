@@ -18,6 +18,7 @@ export const AGENT_OPTIONS = {
   agent: { type: "string" },
   plugin: { type: "string", multiple: true },
   pointer: { type: "string" },
+  key: { type: "string" },
   prompt: { type: "string" },
   "prompt-file": { type: "string" },
   "resume-prompt": { type: "string" },
@@ -117,8 +118,20 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
   return values.prompt;
 }
 
-export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string): string {
-  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: env["HOME"] ?? homedir() });
+/** `key`: `--key` or SESSIONPIN_KEY, one pointer per external conversation; checked here. */
+export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string, key?: string): string {
+  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: env["HOME"] ?? homedir(), key: checkedKey(key) });
+}
+
+const KEY_LIMIT = 1024;
+
+function checkedKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  // A key is a name, kept in the pointer and shown by `sessions`: a chat thread's or a PR's ID.
+  if (key.length === 0 || key.length > KEY_LIMIT || /\p{Cc}/u.test(key)) {
+    throw new SessionpinError("usage", `sessionpin: --key ${JSON.stringify(key.slice(0, 80))}: expected 1 to ${KEY_LIMIT} characters, no control characters`);
+  }
+  return key;
 }
 
 /** The name a pointer is filed under: the plugin's, or the executable's when there is none. */

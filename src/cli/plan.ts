@@ -2,19 +2,23 @@ import { randomUUID } from "node:crypto";
 import { readPointer } from "../pointer/store.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
+import { fingerprint } from "../resume/messages.js";
 import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, userPlugins } from "./options.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
 Runs nothing. Prints what \`sessionpin run\` would do, as one JSON object, decided by the same code:
-{"mode":"cold"|"warm"|"unpinned"|"refused","agent":…,"pointer":…,"id":…|null,"reason":…,
- "argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
- "deliver":{"via":"pty"|"argv"|"none","message":"prompt"|"resume-prompt"|null},"chosen":…?,"setsAside":…?}
+{"mode":"cold"|"warm"|"unpinned"|"repeat"|"refused","agent":…,"pointer":…,"key":…?,"id":…|null,
+ "reason":…,"argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
+ "deliver":{"what":"task"|"follow-up"|"resume-prompt","via":"pty"|"argv"|"none","sha256":…}|null,
+ "chosen":…?,"setsAside":…?}
+"repeat": a one-shot run whose message the session already had, and no --resume-prompt: run starts
+nothing and exits 4 ("argv" is null).
 With an up-front step (Amp's \`threads new\`), the launch resumes the ID it prints: "{id}" in argv
 stands for it, and "ifUpfrontFails" is launched when it fails. Exit 0; 3 when run would refuse the
 pointer (mode "refused", as run exits 3).
 
-Options: --agent NAME, --plugin FILE, --pointer PATH, --prompt TEXT, --prompt-file PATH,
+Options: --agent NAME, --plugin FILE, --pointer PATH, --key NAME, --prompt TEXT, --prompt-file PATH,
 --resume-prompt TEXT, -h/--help (as for run)`;
 
 /** Stands for the ID an up-front step prints, in the launch argv `plan` shows. */
@@ -36,7 +40,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   if (plugin === undefined) {
     throw new SessionpinError("unknown-agent", `sessionpin plan: no plugin for ${JSON.stringify(executable)}; use --agent NAME`);
   }
-  const pointer = pointerPathFor(values.pointer, plugin.name, env, cwd);
+  const pointer = pointerPathFor(values.pointer, plugin.name, env, cwd, values.key);
   const prompt = readPrompt(values);
   const why = whyUnpinned(plugin, executable, args);
   const decision = why !== undefined
@@ -47,16 +51,17 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
     });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
   const { mode, ...rest } = described(executable, decision);
-  process.stdout.write(`${JSON.stringify({ mode, agent: plugin.name, pointer, ...rest })}\n`);
+  process.stdout.write(`${JSON.stringify({ mode, agent: plugin.name, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
 }
 
 function described(executable: string, decision: Decision | UnpinnedPlan): Record<string, unknown> {
   if (decision.mode === "refused") return { mode: "refused", id: null, reason: decision.reason };
+  if (decision.mode === "repeat") return { mode: "repeat", id: decision.id, reason: decision.reason, argv: null, steps: [], deliver: null };
   const id = decision.mode === "unpinned" ? null : decision.id;
   const upfront = decision.mode === "unpinned" ? undefined : decision.upfront;
   const launch = [executable, ...(upfront === undefined ? decision.args : upfront.launch(UPFRONT_ID))];
-  const message = decision.promptVia === "none" ? null : decision.mode === "warm" ? "resume-prompt" : "prompt";
+  const delivers = decision.mode === "unpinned" ? (decision.prompt === undefined ? undefined : { text: decision.prompt, kind: "task" }) : decision.delivers;
   return {
     mode: decision.mode,
     id,
@@ -66,7 +71,7 @@ function described(executable: string, decision: Decision | UnpinnedPlan): Recor
       ...(upfront === undefined ? [] : [{ step: "upfront", argv: [executable, ...upfront.args] }]),
       { step: "launch", argv: launch, ...(upfront === undefined ? {} : { ifUpfrontFails: [executable, ...decision.args] }) },
     ],
-    deliver: { via: decision.promptVia, message },
+    deliver: delivers === undefined ? null : { what: delivers.kind, via: decision.promptVia, sha256: fingerprint(delivers.text) },
     ...(decision.mode !== "unpinned" && decision.chosen !== undefined ? { chosen: decision.chosen } : {}),
     ...(decision.mode !== "unpinned" && decision.setsAside !== undefined ? { setsAside: decision.setsAside } : {}),
   };

@@ -4,7 +4,7 @@ import { pluginNamed } from "../agents/registry.js";
 import { decide } from "../resume/plan.js";
 import { parseOptions, pointerPathFor } from "./options.js";
 
-export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME] [--pointer PATH] [--json]
+export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME] [--key NAME] [--pointer PATH] [--json]
 
   show    print the pointer for this directory (or --pointer PATH) and what the next start of
           its agent here would do with it (as run decides)
@@ -13,6 +13,7 @@ export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME
 const OPTIONS = {
   agent: { type: "string" },
   pointer: { type: "string" },
+  key: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -31,7 +32,7 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     throw new SessionpinError("usage", `sessionpin pointer ${action}: give --agent NAME or --pointer PATH\n${POINTER_USAGE}`);
   }
   const agent = values.agent === undefined ? "" : (pluginNamed(values.agent)?.name ?? values.agent);
-  const path = pointerPathFor(values.pointer, agent, process.env, process.cwd());
+  const path = pointerPathFor(values.pointer, agent, process.env, process.cwd(), values.key);
   if (action === "clear") {
     const aside = await setAside(path, "cleared", new Date());
     const result = { pointer: path, movedTo: aside ?? null };

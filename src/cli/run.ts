@@ -20,12 +20,18 @@ Options:
                             \${XDG_CONFIG_HOME:-~/.config}/sessionpin/plugins/ is loaded too
   --pointer PATH            pointer file (env SESSIONPIN_POINTER; default beside
                             $AGENTAPI_STATE_FILE, else $XDG_STATE_HOME/sessionpin/<agent>/<cwd hash>.json)
+  --key NAME                one pinned session per external conversation (a chat thread, a PR, a
+                            ticket) in the same folder (env SESSIONPIN_KEY); kept in the pointer
   --log PATH                log file (default: the pointer's path with .log)
-  --prompt TEXT             task prompt, delivered on a cold start only (env SESSIONPIN_PROMPT)
+  --prompt TEXT             task prompt, delivered on a cold start only (env SESSIONPIN_PROMPT);
+                            for a one-shot run, its message when its argv has none
   --prompt-file PATH        the same, read from a file
-  --resume-prompt TEXT      delivered on warm starts only, the way the agent takes a prompt (env
-                            SESSIONPIN_RESUME_PROMPT): one-shot modes (codex exec, claude -p,
-                            opencode run) cannot resume without a message
+  --resume-prompt TEXT      delivered on warm starts that bring no new message of their own, the
+                            way the agent takes a prompt (env SESSIONPIN_RESUME_PROMPT)
+
+One-shot runs (claude -p, codex exec, amp -x, gemini -p, opencode run…) resume their session with
+the message in their argv. A message the session already had (a retried step) is not sent again:
+with no --resume-prompt the agent is not started, and run exits 4.
   --wait-lock SECS          wait this long for another sessionpin run on the same pointer to end
                             (default 0: refuse at once, exit 75)
   --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
@@ -77,7 +83,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     resolveExecutable(executable, env, cwd);
     const user = await userPlugins(values.plugin, env, cwd);
     const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
-    const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd);
+    const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd, values.key);
     const log = fileLogger(values.log ?? defaultLogPath(pointerPath));
     // Reported in the log, not on the screen: a bad plugin file never stops the agent.
     for (const problem of user.problems) log.warn(`${problem} (skipped)`);
@@ -98,6 +104,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         plugin,
         pointerPath,
         explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
+        key: values.key,
         waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
         prompt: readPrompt(values),
         resumePrompt: values["resume-prompt"],

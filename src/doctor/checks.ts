@@ -166,6 +166,7 @@ export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | un
     case "refused":
       return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${decision.reason}`, data: facts };
     case "warm":
+    case "repeat":
       return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${p?.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
     case "cold":
       if (decision.setsAside === undefined) return { name: "pointer", status: "ok", detail: `${what}: the next start is cold`, data: facts };

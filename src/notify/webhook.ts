@@ -13,12 +13,16 @@ export interface NotifyEvent {
   readonly cwd: string;
   /** The pointer file's path. */
   readonly pointer: string;
+  /** `--key`: the external conversation (chat thread, PR) the session serves, when named. */
+  readonly key?: string;
   /** When it happened, ISO 8601. */
   readonly time: string;
   /** `changed`: the ID followed before; `rejected`: the same as `id`. */
   readonly previous?: string;
   /** `rejected`: what the agent said. */
   readonly reason?: string;
+  /** `resumed`: what the start delivers to the session (a new message, the resume prompt), or null. */
+  readonly delivers?: "task" | "follow-up" | "resume-prompt" | null;
 }
 
 export interface NotifierOptions {

@@ -24,6 +24,15 @@ export const PointerSchema = z.object({
     rule: z.string(),
     line: z.number().int().positive().optional(),
   }),
+  /** The external conversation this session serves (`--key`: a chat thread, a PR), if named. */
+  key: z.string().min(1).optional(),
+  /**
+   * The sha256 of every message the session took a turn with (never the text), newest last, at
+   * most 50: a message it already had is not sent again.
+   */
+  messages: z.array(z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), at: isoTime })).optional(),
+  /** When a run last ended with the agent having taken a turn. */
+  lastRunAt: isoTime.optional(),
   /** IDs this pointer held before, newest last, so a wrong replacement can be undone by hand. */
   history: z.array(
     z.object({

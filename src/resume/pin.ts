@@ -3,6 +3,7 @@ import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
 import { POINTER_VERSION } from "../pointer/version.js";
 import { writePointer } from "../pointer/store.js";
+import { fingerprint, withMessage } from "./messages.js";
 
 type HistoryEntry = Pointer["history"][number];
 
@@ -29,7 +30,7 @@ export class PointerPin {
 
   constructor(
     private readonly path: string,
-    private readonly owner: { readonly agent: string; readonly cwd: string },
+    private readonly owner: { readonly agent: string; readonly cwd: string; readonly key?: string | undefined },
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
     resumed?: Pointer,
@@ -62,6 +63,9 @@ export class PointerPin {
         id: pinned.id,
         state: pinned.state,
         cwd: this.owner.cwd,
+        ...(this.owner.key === undefined ? {} : { key: this.owner.key }),
+        // The conversation goes on under the new ID (a fork, a compaction), with what it had.
+        ...(event.kind === "changed" && current?.messages !== undefined ? { messages: current.messages } : {}),
         capturedAt: at,
         ...(pinned.state === "confirmed" ? { confirmedAt: at } : {}),
         source,
@@ -71,6 +75,19 @@ export class PointerPin {
         ? `${this.owner.agent} now reports ${pinned.id} instead of ${event.previous.id}: pointer follows, old ID kept in history`
         : `captured ${pinned.state} ${pinned.id} (rule ${pinned.rule}${pinned.line === undefined ? "" : `, line ${pinned.line}`})`,
     );
+  }
+
+  /**
+   * The agent took a turn in this run: the pointer says when, and holds the fingerprint of the
+   * message it took the turn with (never its text). A run that failed leaves the pointer as it was.
+   */
+  tookTurn(message: string | undefined): void {
+    const current = this.#pointer;
+    if (current === undefined) return;
+    const at = this.now().toISOString();
+    const messages = message === undefined ? current.messages : withMessage(current.messages ?? [], message, at);
+    const said = message === undefined ? "" : ` with message ${fingerprint(message).slice(0, 12)}`;
+    this.#save({ ...current, ...(messages === undefined ? {} : { messages }), lastRunAt: at }, `${current.id} took a turn${said}`);
   }
 
   /** Resolves once the latest state has landed (or failed). */

@@ -2,6 +2,16 @@ import type { AgentPlugin, PromptVia, UpfrontCommand } from "../agents/types.js"
 import type { Pointer } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
 import { SessionpinError } from "../errors.js";
+import { alreadyHad } from "./messages.js";
+
+/**
+ * What a start hands the agent, whichever way (in the user's argv, inserted, typed): the task,
+ * a follow-up a one-shot run brings to a resumed session, or the resume prompt.
+ */
+export interface Delivery {
+  readonly text: string;
+  readonly kind: "task" | "follow-up" | "resume-prompt";
+}
 
 /**
  * What `run` does, step by step, and what `plan` prints: `run` executes exactly this. The steps
@@ -16,6 +26,10 @@ export interface StartPlan {
   readonly promptVia: PromptVia;
   /** What is delivered by `promptVia`: the task prompt (cold), or the resume prompt (warm). */
   readonly prompt: string | undefined;
+  /** The message this start gives the session; the pointer records it once the agent took a turn with it. */
+  readonly delivers: Delivery | undefined;
+  /** The agent answers once and exits: it took its turn when it exits 0. */
+  readonly oneShot: boolean;
   /** Run first to create the session (cold only); its ID turns the launch into a resume of it. */
   readonly upfront?: {
     readonly args: string[];
@@ -32,6 +46,18 @@ export interface StartPlan {
   readonly chosen?: string;
   /** A cold start moves the pointer it found aside first, under this label. */
   readonly setsAside?: "corrupt" | "unused";
+}
+
+/**
+ * A one-shot run with nothing new to deliver: its message is one the session already had (a
+ * retried CI step, a webhook delivered twice) and no resume prompt was given. The agent is not
+ * started and the pointer is left as it is; `run` exits 4.
+ */
+export interface Repeat {
+  readonly mode: "repeat";
+  readonly id: string;
+  readonly reason: string;
+  readonly pointer: Pointer;
 }
 
 /** A pointer `run` will not touch: it exits with the error's code (3) instead of starting. */
@@ -55,7 +81,7 @@ export interface UnpinnedPlan {
 }
 
 /** The one answer to "what will the next start do", for run, plan, doctor and pointer show. */
-export type Decision = StartPlan | Refusal;
+export type Decision = StartPlan | Repeat | Refusal;
 
 /** Why this invocation pins nothing, or undefined when it is a conversation to pin. */
 export function whyUnpinned(plugin: AgentPlugin | undefined, command: string, args: readonly string[]): string | undefined {
@@ -75,8 +101,8 @@ export interface PlanContext {
   readonly cwd: string;
   readonly prompt: string | undefined;
   /**
-   * Sent on warm starts (`--resume-prompt`): one-shot modes (`codex exec`, `claude -p`,
-   * `opencode run`) cannot resume without a message. Delivered the way the agent takes a prompt.
+   * Sent on warm starts (`--resume-prompt`) that have no new message of their own, the way the
+   * agent takes a prompt: a one-shot run with neither is not started.
    */
   readonly resumePrompt?: string | undefined;
   /** A new random UUID, for agents that let sessionpin name the session. */
@@ -90,38 +116,54 @@ export interface DecideContext extends PlanContext {
 }
 
 /**
- * Refused, cold or warm, and with which steps. Pure: runs nothing and writes nothing. A pointer
- * from a newer sessionpin, or another agent's or folder's at a path the user named, is refused.
+ * Refused, cold, warm or a repeat, and with which steps. Pure: runs nothing and writes nothing. A
+ * pointer from a newer sessionpin, or another agent's or folder's at a path the user named, is refused.
  */
 export function decide(plugin: AgentPlugin, args: readonly string[], read: PointerRead, context: DecideContext): Decision {
   const refusal = refusedAsNewer(context.pointerPath, read) ?? (context.explicitPointer ? refusedAsForeign(context.pointerPath, plugin, read, context.cwd) : undefined);
   if (refusal !== undefined) return { mode: "refused", reason: refusal.message.replace(/^sessionpin: /, ""), error: refusal };
   const plan = planStart(plugin, args, read, context);
-  if (plan.mode === "warm" || read.kind === "missing") return plan;
+  if (plan.mode !== "cold" || read.kind === "missing") return plan;
   return { ...plan, setsAside: read.kind === "invalid" ? "corrupt" : "unused" };
 }
 
-/** Cold or warm, and with which argv. Pure: runs nothing and writes nothing. */
+/**
+ * Cold or warm, and with which argv. Pure: runs nothing and writes nothing. A warm one-shot run
+ * delivers its own message when the session has not had it (a follow-up), else the resume
+ * prompt; with neither it is a repeat. Interactive warm starts never re-send the task.
+ */
 export function planStart(
   plugin: AgentPlugin,
   args: readonly string[],
   read: PointerRead,
   context: PlanContext,
-): StartPlan {
+): StartPlan | Repeat {
   const refusal = unusable(plugin, read, context.cwd);
   if (refusal !== undefined || read.kind !== "ok") {
     return coldPlan(plugin, args, context, refusal ?? "no pointer");
   }
   const pointer = read.pointer;
+  const { message, oneShot } = plugin.invocation(args);
+  const own = oneShot ? (message ?? context.prompt) : undefined;
+  const delivers: Delivery | undefined = own !== undefined && !alreadyHad(pointer, own)
+    ? { text: own, kind: "follow-up" }
+    : context.resumePrompt === undefined ? undefined : { text: context.resumePrompt, kind: "resume-prompt" };
+  const resuming = `${pointer.state} ${pointer.id} from ${pointer.capturedAt}`;
+  if (delivers === undefined && oneShot) {
+    const why = own === undefined ? "this one-shot run carries no message" : "session already had this message";
+    return { mode: "repeat", id: pointer.id, reason: `${why} and no --resume-prompt was given: nothing to deliver to ${resuming}`, pointer };
+  }
   const resumed = plugin.warmArgs(args, pointer.id);
-  const message = context.resumePrompt === undefined ? undefined : plugin.coldArgs(resumed, context.resumePrompt);
+  const filled = delivers === undefined ? undefined : plugin.coldArgs(resumed, delivers.text);
   return {
     mode: "warm",
     id: pointer.id,
-    args: message?.args ?? resumed,
-    promptVia: message?.promptVia ?? "none",
-    prompt: message === undefined ? undefined : context.resumePrompt,
-    reason: `resuming ${pointer.state} ${pointer.id} from ${pointer.capturedAt}`,
+    args: filled?.args ?? resumed,
+    promptVia: filled?.promptVia ?? "none",
+    prompt: delivers?.text,
+    delivers,
+    oneShot,
+    reason: `resuming ${resuming}${delivers?.kind === "follow-up" ? " with a new message" : ""}`,
     pointer,
   };
 }
@@ -130,12 +172,17 @@ export function coldPlan(plugin: AgentPlugin, args: readonly string[], context: 
   const cold = plugin.coldArgs(args, context.prompt);
   const chosen = plugin.chooseId?.(cold.args, context.fresh());
   const launch = chosen?.args ?? cold.args;
+  const promptVia = context.prompt === undefined ? "none" : cold.promptVia;
+  const { message, oneShot } = plugin.invocation(args);
+  const task = message ?? (promptVia === "none" ? undefined : context.prompt);
   return {
     mode: "cold",
     id: null,
     args: launch,
-    promptVia: context.prompt === undefined ? "none" : cold.promptVia,
+    promptVia,
     prompt: context.prompt,
+    delivers: task === undefined ? undefined : { text: task, kind: "task" },
+    oneShot,
     ...(plugin.upfront?.applies(args) === true ? { upfront: upfrontStep(plugin.upfront, plugin, launch) } : {}),
     reason,
     ...(chosen !== undefined ? { chosen: chosen.id } : {}),

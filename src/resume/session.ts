@@ -7,19 +7,19 @@ import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { judgeId } from "../engine/match.js";
-import { SessionpinError } from "../errors.js";
+import { EXIT, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
-import { acquireLock, type LockResult } from "../pointer/lock.js";
 import type { Pointer } from "../pointer/schema.js";
 import { readPointer, removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
-import type { Notifier, NotifyKind } from "../notify/webhook.js";
+import type { Notifier, NotifyEvent, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
+import { driveSession, lockPointer } from "./locks.js";
 import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 
@@ -31,6 +31,8 @@ export interface SessionOptions {
   readonly pointerPath: string;
   /** The user named the pointer file (`--pointer`, SESSIONPIN_POINTER): a foreign one is refused. */
   readonly explicitPointer: boolean;
+  /** `--key`: the external conversation (chat thread, PR) this session serves; kept in the pointer. */
+  readonly key?: string | undefined;
   /** How long to wait for another run's lock on the pointer; 0 refuses at once. */
   readonly waitLockMs: number;
   readonly prompt: string | undefined;
@@ -95,7 +97,7 @@ async function pinned(
   base: Omit<AttemptOptions, "argv">,
   relay: SignalRelay,
 ): Promise<number> {
-  const lock = await lockPointer(o);
+  const lock = await lockPointer(o.pointerPath, o);
   if (lock === undefined) return unpinned(o, plugin, base, `${o.pointerPath} cannot be used`);
   if (lock.kind === "held") {
     const { holder } = lock;
@@ -110,6 +112,11 @@ async function pinned(
     const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
     const decision = decide(plugin, o.args, await readPointer(o.pointerPath), context);
     if (decision.mode === "refused") throw decision.error;
+    if (decision.mode === "repeat") {
+      process.stderr.write(`sessionpin: ${decision.reason}; ${o.command} not started (exit ${EXIT.repeat})\n`);
+      o.log.info(`not starting ${o.command}: ${decision.reason}`);
+      return EXIT.repeat;
+    }
     let plan: StartPlan = decision;
     o.log.info(`${plan.mode} start: ${plan.reason}`);
     if (plan.setsAside !== undefined) {
@@ -139,16 +146,17 @@ async function attempt(
   history: Pointer["history"],
 ): Promise<AttemptOutcome> {
   const warm = plan.mode === "warm" ? plan.pointer : undefined;
-  const pinner = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd }, o.log, o.now, warm, history);
+  const pinner = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd, key: o.key }, o.log, o.now, warm, history);
   const pin = {
     apply(event: PinEvent): void {
       pinner.apply(event);
       tell(o, plugin, event.kind, event.pinned.id, event.kind === "changed" ? { previous: event.previous.id } : {});
     },
   };
-  if (warm !== undefined) tell(o, plugin, "resumed", warm.id, {});
+  if (warm !== undefined) tell(o, plugin, "resumed", warm.id, { delivers: plan.delivers?.kind ?? null });
   const tracker = new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule });
   let args = plan.args;
+  let known = warm?.id ?? plan.chosen;
   if (plan.chosen !== undefined) {
     // Named by sessionpin, but nothing exists to resume until the agent has saved a turn.
     const event = tracker.observe(judgeId(plugin.grammar, "chosen-up-front", "provisional", plan.chosen));
@@ -164,6 +172,7 @@ async function attempt(
       const event = tracker.observe(verdict);
       if (event !== undefined) pin.apply(event);
       args = plan.upfront.launch(verdict.id);
+      known = verdict.id;
     } else {
       o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
@@ -174,7 +183,35 @@ async function attempt(
     o.log.info(`${aborted} arrived before the agent started; not starting it`);
     return { status: { exitCode: 0, signal: constants.signals[aborted] }, signalledByUs: true };
   }
-  const outcome = await runAttempt({
+  const driver = known === undefined ? undefined : await driveSession(known, { env: o.env, agent: plugin.name, clock: o.clock, waitLockMs: o.waitLockMs, log: o.log });
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await launch(o, plugin, base, plan, args, tracker, pin);
+  } finally {
+    await driver?.release();
+  }
+  await pinner.settled();
+  if (neverSaved(plugin, plan, pinner.pointer, outcome)) {
+    const aside = await setAside(o.pointerPath, "unused", o.now());
+    o.log.warn(`${plugin.name} exited with ${outcome.status.exitCode} before it saved session ${plan.chosen}: nothing to resume; pointer moved to ${aside}`);
+  } else if (tookTurn(plan, pinner.pointer, outcome)) {
+    pinner.tookTurn(plan.delivers?.text);
+    await pinner.settled();
+  }
+  return outcome;
+}
+
+function launch(
+  o: SessionOptions,
+  plugin: AgentPlugin,
+  base: Omit<AttemptOptions, "argv">,
+  plan: StartPlan,
+  args: readonly string[],
+  tracker: SessionTracker,
+  pin: { apply(event: PinEvent): void },
+): Promise<AttemptOutcome> {
+  const warm = plan.mode === "warm";
+  return runAttempt({
     ...base,
     argv: [o.command, ...args],
     capture: {
@@ -183,14 +220,19 @@ async function attempt(
       context: { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env },
     },
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
-    ...(warm !== undefined ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
+    ...(warm ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
   });
-  await pinner.settled();
-  if (neverSaved(plugin, plan, pinner.pointer, outcome)) {
-    const aside = await setAside(o.pointerPath, "unused", o.now());
-    o.log.warn(`${plugin.name} exited with ${outcome.status.exitCode} before it saved session ${plan.chosen}: nothing to resume; pointer moved to ${aside}`);
-  }
-  return outcome;
+}
+
+/**
+ * Whether the agent took a turn with what this start delivered: a one-shot run that exited 0 of
+ * itself printed its answer; an interactive session did when its ID is confirmed and it ended
+ * well or was stopped (agentapi's SIGINT). A run killed before that may deliver the message again.
+ */
+function tookTurn(plan: StartPlan, pointer: Pointer | undefined, outcome: AttemptOutcome): boolean {
+  const { exitCode, signal } = outcome.status;
+  const clean = exitCode === 0 && signal === 0;
+  return plan.oneShot ? clean && !outcome.signalledByUs : pointer?.state === "confirmed" && (clean || outcome.signalledByUs);
 }
 
 /**
@@ -206,31 +248,6 @@ function neverSaved(plugin: AgentPlugin, plan: StartPlan, pointer: Pointer | und
 
 function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {
   return { text, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs };
-}
-
-const LOCK_POLL_MS = 200;
-
-/**
- * The pointer's lock, after waiting up to --wait-lock for a live holder; undefined when the
- * pointer's folder cannot hold a lock at all (not writable, not a folder, a symlinked lock).
- */
-async function lockPointer(o: SessionOptions): Promise<LockResult | undefined> {
-  const deadline = o.clock.now() + o.waitLockMs;
-  for (let waited = false; ; waited = true) {
-    let lock: LockResult;
-    try {
-      lock = await acquireLock(o.pointerPath);
-    } catch (error) {
-      // Said on stderr, before the agent starts: the log beside the pointer is likely unwritable too.
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      process.stderr.write(`sessionpin: cannot use ${o.pointerPath} (${reason}): running the agent without pinning its session\n`);
-      o.log.warn(`cannot lock ${o.pointerPath}: ${String(error)}; running unpinned`);
-      return undefined;
-    }
-    if (lock.kind === "acquired" || o.clock.now() >= deadline) return lock;
-    if (!waited) o.log.info(`waiting up to ${o.waitLockMs} ms for sessionpin pid ${lock.holder.pid} to release ${o.pointerPath}`);
-    await new Promise<void>((resolve) => o.clock.setTimeout(resolve, Math.min(LOCK_POLL_MS, deadline - o.clock.now())));
-  }
 }
 
 /** The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder that cannot be used. */
@@ -250,6 +267,7 @@ function historyExists(plugin: AgentPlugin | undefined, cwd: string, log: Logger
 }
 
 /** A webhook event, when --notify asked for them; never waited for. */
-function tell(o: SessionOptions, plugin: AgentPlugin, kind: NotifyKind, id: string, extra: { previous?: string; reason?: string }): void {
-  o.notifier?.notify({ kind, agent: plugin.name, id, cwd: o.cwd, pointer: o.pointerPath, time: o.now().toISOString(), ...extra });
+function tell(o: SessionOptions, plugin: AgentPlugin, kind: NotifyKind, id: string, extra: Pick<NotifyEvent, "previous" | "reason" | "delivers">): void {
+  const key = o.key === undefined ? {} : { key: o.key };
+  o.notifier?.notify({ kind, agent: plugin.name, id, cwd: o.cwd, pointer: o.pointerPath, ...key, time: o.now().toISOString(), ...extra });
 }

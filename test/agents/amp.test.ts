@@ -12,10 +12,10 @@ describe("amp argv", () => {
     ]);
   });
 
-  it("drops the -x/--execute message on a warm start, in every spelling", () => {
-    expect(amp.warmArgs(["-x", "fix the bug", "--stream-json"], ID)).toEqual(["--stream-json", "threads", "continue", ID]);
-    expect(amp.warmArgs(["--execute=fix it", "-m", "rush"], ID)).toEqual(["-m", "rush", "threads", "continue", ID]);
-    expect(amp.warmArgs(["--stream-json", "-x"], ID)).toEqual(["--stream-json", "threads", "continue", ID]);
+  it("drops the -x/--execute message on a warm start, in every spelling, and stays in execute mode", () => {
+    expect(amp.warmArgs(["-x", "fix the bug", "--stream-json"], ID)).toEqual(["--stream-json", "threads", "continue", ID, "-x"]);
+    expect(amp.warmArgs(["--execute=fix it", "-m", "rush"], ID)).toEqual(["-m", "rush", "threads", "continue", ID, "-x"]);
+    expect(amp.warmArgs(["--stream-json", "-x"], ID)).toEqual(["--stream-json", "threads", "continue", ID, "-x"]);
   });
 
   it("keeps an option's value even when it looks like a command word", () => {

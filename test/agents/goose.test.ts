@@ -48,16 +48,18 @@ describe("goose argv", () => {
     ]);
   });
 
-  it("never sends a `goose run` task again: --instructions, -t and recipes stay behind, and so do run-only options", () => {
+  it("never sends a `goose run` task again: --instructions, -t and recipes stay behind; a one-shot run stays one", () => {
+    // `run -s` stays open after its input: resumed as an interactive session, without run-only options.
     expect(goose.warmArgs(["run", "-s", "--instructions", "/tmp/prompt.txt", "--with-builtin", "developer", "-n", NAME], ID)).toEqual([
       "session", "-r", "--session-id", ID, "--with-builtin", "developer",
     ]);
     expect(goose.warmArgs(["run", "-t", "fix it", "--provider", "openai", "--model", "gpt-4o", "-q", "--output-format", "json",
       "--with-extension", "npx -y server", "--max-tool-repetitions", "3"], ID)).toEqual([
-      "session", "-r", "--session-id", ID, "--with-extension", "npx -y server", "--max-tool-repetitions", "3",
+      "run", "--provider", "openai", "--model", "gpt-4o", "-q", "--output-format", "json", "--with-extension", "npx -y server",
+      "--max-tool-repetitions", "3", "-r", "--session-id", ID,
     ]);
     expect(goose.warmArgs(["run", "--recipe", "r.yaml", "--params", "a=b", "--system", "be terse"], ID)).toEqual([
-      "session", "-r", "--session-id", ID,
+      "run", "--system", "be terse", "-r", "--session-id", ID,
     ]);
   });
 

@@ -17,7 +17,8 @@ describe("kiro argv", () => {
     for (const choice of [["--resume"], ["-r"], ["--resume-picker"], ["--resume-id", OTHER], [`--resume-id=${OTHER}`]]) {
       expect(kiro.warmArgs(["chat", ...choice, "--model", "m"], ID), choice.join(" ")).toEqual(["chat", "--model", "m", "--resume-id", ID]);
     }
-    expect(kiro.warmArgs(["chat", "--no-interactive", "--trust-all-tools", "task"], ID)).toEqual(["chat", "--trust-all-tools", "--resume-id", ID]);
+    // Headless stays headless: the message to deliver is added by coldArgs.
+    expect(kiro.warmArgs(["chat", "--no-interactive", "--trust-all-tools", "task"], ID)).toEqual(["chat", "--no-interactive", "--trust-all-tools", "--resume-id", ID]);
   });
 
   it("types a cold prompt into the TUI, gives it to a headless run as INPUT, and adds none to a command with one", () => {

@@ -81,7 +81,7 @@ describe("warm start", () => {
     expect(plan.stdout.trimEnd().split("\n")).toHaveLength(1);
     expect(JSON.parse(plan.stdout)).toMatchObject({
       mode: "warm", agent: "amp", id, argv: ["amp", "--mode", "smart", "threads", "continue", id], pointer: sb.pointer,
-      steps: [{ step: "launch", argv: ["amp", "--mode", "smart", "threads", "continue", id] }], deliver: { via: "none", message: null },
+      steps: [{ step: "launch", argv: ["amp", "--mode", "smart", "threads", "continue", id] }], deliver: null,
     });
 
     const startsBefore = eventsOf(sb, "start").length;
@@ -247,15 +247,23 @@ describe("execute mode", () => {
     expect(Buffer.compare(driver.output, direct.output)).toBe(0);
   });
 
-  it("on a warm start resumes with threads continue and does not send the -x prompt again", async () => {
+  it("a warm start never sends the same -x message again (a repeat: not started, exit 4); a new one continues the thread", async () => {
     const id = newThreadId();
     const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: id });
     const first = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "-x", "--stream-json"])));
     expect((await exitOf(first)).exitCode).toBe(0);
     const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", PROMPT, "--", "amp", "-x", "--stream-json"]);
-    const planned = JSON.parse(plan.stdout) as { mode: string; id: string; argv: string[] };
-    expect(planned).toMatchObject({ mode: "warm", id });
-    expect(planned.argv.join(" ")).toContain(`threads continue ${id}`);
-    expect(planned.argv).not.toContain(PROMPT);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "repeat", id, argv: null, deliver: null });
+    const before = sb.readPointer();
+    const again = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "-x", "--stream-json"])));
+    expect((await exitOf(again)).exitCode).toBe(4);
+    expect(eventsOf(sb, "start")).toHaveLength(1);
+    expect(sb.readPointer()).toEqual(before);
+
+    const next = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp", "-x", "now the docs", "--stream-json"])));
+    expect((await exitOf(next)).exitCode).toBe(0);
+    expect(eventsOf(sb, "thread-new")).toHaveLength(1);
+    expect(messages(sb)).toEqual([PROMPT, "now the docs"]);
+    expect(sb.readPointer()).toMatchObject({ id, messages: [{}, {}] });
   });
 });

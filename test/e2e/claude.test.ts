@@ -115,20 +115,26 @@ describe("claude warm start", () => {
     expect(sb.readLog()).toContain(`claude now reports ${fork} instead of ${id}: pointer follows, old ID kept in history`);
   });
 
-  it("keeps the pointer when a resumed print-mode run has no prompt to send", async () => {
+  it("a print-mode run repeating its message starts nothing (exit 4); a new message continues the session", async () => {
     const sb = cleanup.sandbox();
     const command = ["claude", "-p", "--output-format", "stream-json", "--verbose"];
     const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
     expect((await exitOf(cold)).exitCode).toBe(0);
     const before = sb.readPointer();
+    const starts = sb.fakeStarts("claude").length;
 
-    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
-    expect((await exitOf(warm)).exitCode).toBe(1);
-    expect(sb.fakeStarts("claude").at(-1)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--resume", before["id"]]);
-    expect(warm.text).toContain("Provide a prompt to continue the conversation");
+    const repeat = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], command)));
+    expect((await exitOf(repeat)).exitCode).toBe(4);
+    expect(repeat.text).toContain("session already had this message");
+    expect(sb.fakeStarts("claude")).toHaveLength(starts);
     expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
-    expect(sb.fakeMessages("claude")).toEqual([[before["id"], PROMPT]]);
+
+    const next = cleanup.driver(sb.sessionpin(runArgs(sb, [], [...command, "Now the docs."])));
+    expect((await exitOf(next)).exitCode).toBe(0);
+    expect(sb.fakeStarts("claude").at(-1)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--resume", before["id"], "--", "Now the docs."]);
+    expect(sb.fakeMessages("claude")).toEqual([[before["id"], PROMPT], [before["id"], "Now the docs."]]);
+    expect(sb.readPointer()).toMatchObject({ id: before["id"], messages: [{}, {}] });
   });
 });
 

@@ -3,6 +3,7 @@
  * non-executable agents, usage errors, --help/--version, `pointer show|clear`, and the one-writer
  * lock on a pointer.
  */
+import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -111,7 +112,7 @@ describe("plan", () => {
         { step: "upfront", argv: ["amp", "--mode", "smart", "threads", "new"] },
         { step: "launch", argv: ["amp", "--mode", "smart", "threads", "continue", "{id}"], ifUpfrontFails: ["amp", "--mode", "smart"] },
       ],
-      deliver: { via: "pty", message: "prompt" },
+      deliver: { what: "task", via: "pty", sha256: createHash("sha256").update("p").digest("hex") },
     });
     expect(existsSync(dirname(sb.pointer))).toBe(false);
     expect(eventsOf(sb, "start")).toEqual([]);

@@ -59,22 +59,24 @@ describe("codex exec, cold", () => {
 });
 
 describe("codex warm start", () => {
-  it("exec: runs `codex exec --json resume <id>` without the prompt; Codex's missing-prompt refusal keeps the pointer", async () => {
+  it("exec: a repeated message starts nothing (exit 4); a new one runs `codex exec --json resume <id> MSG`", async () => {
     const sb = cleanup.sandbox({ FAKE_CODEX_TURN_MS: "200" });
     const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
     expect((await exitOf(cold)).exitCode).toBe(0);
     const before = sb.readPointer();
     const id = String(before["id"]);
 
-    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
-    expect((await exitOf(warm)).exitCode).toBe(1);
-    expect(sb.fakeStarts("codex")).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id]]);
-    expect(warm.text).toContain("No prompt provided");
+    const repeat = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "exec", "--json"])));
+    expect((await exitOf(repeat)).exitCode).toBe(4);
+    expect(sb.fakeStarts("codex")).toEqual([["exec", "--json", PROMPT]]);
     // Not a rejection: the pointer stays as it was, nothing is set aside, no fresh thread is made.
     expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
-    expect(fakeEvents(sb, "thread")).toHaveLength(1);
-    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
+
+    const next = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["codex", "exec", "--json", "Now the docs."])));
+    expect((await exitOf(next)).exitCode).toBe(0);
+    expect(sb.fakeStarts("codex")).toEqual([["exec", "--json", PROMPT], ["exec", "--json", "resume", id, "Now the docs."]]);
+    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT], [id, "Now the docs."]]);
     expect(sb.readLog()).toContain(`warm start: resuming confirmed ${id}`);
     expect(sb.readLog()).not.toMatch(/rejected/);
   });

@@ -63,7 +63,7 @@ describe("copilot cold start", () => {
     expect(log).not.toContain("instead of");
   });
 
-  it("pins a -p --output-format json run from its result line and plans its warm start with an empty -p for --resume-prompt", async () => {
+  it("pins a -p --output-format json run from its result line; a repeat plans nothing, --resume-prompt or a new message resume with -p", async () => {
     const sb = cleanup.sandbox();
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"])));
     expect((await exitOf(driver)).exitCode).toBe(0);
@@ -76,8 +76,10 @@ describe("copilot cold start", () => {
 
     const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"]);
     expect(plan.status).toBe(0);
-    expect(JSON.parse(plan.stdout)).toMatchObject({
-      mode: "warm", agent: "copilot", id, argv: ["copilot", "--output-format", "json", "--allow-all-tools", `--resume=${id}`, "-p", ""],
+    expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "repeat", agent: "copilot", id, argv: null });
+    const next = cli(sb, ["plan", "--pointer", sb.pointer, "--", "copilot", "-p", FOLLOW_UP, "--output-format", "json", "--allow-all-tools"]);
+    expect(JSON.parse(next.stdout)).toMatchObject({
+      mode: "warm", argv: ["copilot", "--output-format", "json", "--allow-all-tools", `--resume=${id}`, "-p", FOLLOW_UP], deliver: { what: "follow-up" },
     });
     const resumed = cli(sb, ["plan", "--pointer", sb.pointer, "--resume-prompt", FOLLOW_UP, "--", "copilot", "-p", PROMPT, "--output-format", "json", "--allow-all-tools"]);
     expect(JSON.parse(resumed.stdout)).toMatchObject({

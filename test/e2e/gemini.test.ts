@@ -175,21 +175,21 @@ describe("gemini under agentapi's stop and in one-shot mode", () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "chats" } });
   });
 
-  it("a one-shot warm start stays one-shot: `-p \"\"` without --resume-prompt (exit 42, pointer kept), `-p MSG` with it", async () => {
+  it("a one-shot warm start stays one-shot: a repeat starts nothing (exit 4, pointer kept), `-p MSG` with --resume-prompt", async () => {
     const sb = cleanup.sandbox();
     const cold = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-p", PROMPT, "-o", "stream-json"])));
     expect((await exitOf(cold)).exitCode).toBe(0);
     const id = await waitUntil(() => (sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the store's confirmation");
 
+    const before = sb.readPointer();
     const bare = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["gemini", "-p", PROMPT, "-o", "stream-json"])));
-    expect((await exitOf(bare)).exitCode).toBe(42);
-    expect(bare.text).toContain("No input provided via stdin.");
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect((await exitOf(bare)).exitCode).toBe(4);
+    expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
 
     const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--resume-prompt", "And now the docs."], ["gemini", "-p", PROMPT, "-o", "stream-json"])));
     expect((await exitOf(warm)).exitCode).toBe(0);
-    expect(sb.fakeStarts("gemini").slice(1)).toEqual([["-o", "stream-json", "--resume", id, "-p", ""], ["-o", "stream-json", "--resume", id, "-p", "And now the docs."]]);
+    expect(sb.fakeStarts("gemini").slice(1)).toEqual([["-o", "stream-json", "--resume", id, "-p", "And now the docs."]]);
     expect(sb.fakeMessages("gemini")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
   });
 });

@@ -39,14 +39,18 @@ describe("opencode", () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
-  it("a warm `run` drops the message; OpenCode's refusal to run without one keeps the pointer", async () => {
+  it("a warm `run` never repeats its message (exit 4, pointer kept); OpenCode's refusal to run without one keeps the pointer", async () => {
     const sb = cleanup.sandbox({ FAKE_OPENCODE_TURN_MS: "100" });
     const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode", "run", "--format", "json"])));
     expect((await exitOf(cold)).exitCode).toBe(0);
     const before = sb.readPointer();
-    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode", "run", "--format", "json"])));
+    const repeat = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["opencode", "run", "--format", "json"])));
+    expect((await exitOf(repeat)).exitCode).toBe(4);
+    expect(sb.fakeStarts("opencode")).toHaveLength(1);
+    expect(sb.readPointer()).toEqual(before);
+    // An empty resume prompt reaches OpenCode as no message at all: its own refusal is not a rejection.
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT, "--resume-prompt", ""], ["opencode", "run", "--format", "json"])));
     expect((await exitOf(warm)).exitCode).toBe(1);
-    expect(sb.fakeStarts("opencode")[1]).toEqual(["run", "--format", "json", "-s", before["id"]]);
     expect(warm.text).toContain("You must provide a message or a command");
     expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);

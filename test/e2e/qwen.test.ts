@@ -46,7 +46,7 @@ describe("qwen cold start", () => {
     expect(log).not.toContain("instead of");
   });
 
-  it("pins a -p -o stream-json run from its stream and plans the warm start with an empty -p that --resume-prompt fills", async () => {
+  it("pins a -p -o stream-json run from its stream; a repeat plans nothing, --resume-prompt fills the -p slot", async () => {
     const sb = cleanup.sandbox({ FAKE_QWEN_NEXT_ID: randomUUID() });
     // -c names no session: the ID must come from the output (or the store).
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["qwen", "-c", "-p", PROMPT, "-o", "stream-json"])));
@@ -56,7 +56,7 @@ describe("qwen cold start", () => {
     expect(sb.readPointer()).toMatchObject({ agent: "qwen", id, state: "confirmed" });
 
     const plan = (extra: string[]) => JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, ...extra, "--", "qwen", "-c", "-p", PROMPT, "-o", "stream-json"]).stdout) as Record<string, unknown>;
-    expect(plan([])).toMatchObject({ mode: "warm", id, argv: ["qwen", "-o", "stream-json", "-p", "", "--resume", id] });
+    expect(plan([])).toMatchObject({ mode: "repeat", id, argv: null });
     expect(plan(["--resume-prompt", FOLLOW_UP])).toMatchObject({ mode: "warm", id, argv: ["qwen", "-o", "stream-json", "--resume", id, "-p", FOLLOW_UP] });
   });
 });

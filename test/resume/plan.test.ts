@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import type { Pointer } from "../../src/pointer/schema.js";
-import { planStart } from "../../src/resume/plan.js";
+import { planStart as decideStart, type PlanContext, type StartPlan } from "../../src/resume/plan.js";
+import type { PointerRead } from "../../src/pointer/store.js";
+import type { AgentPlugin } from "../../src/agents/types.js";
+
+/** Every case here starts the agent: a repeat would be a failure of its own. */
+function planStart(plugin: AgentPlugin, args: string[], read: PointerRead, context: PlanContext): StartPlan {
+  const plan = decideStart(plugin, args, read, context);
+  if (plan.mode === "repeat") throw new Error(`unexpected repeat: ${plan.reason}`);
+  return plan;
+}
 
 const ID = "T-019c479a-39cc-72af-a2d1-65a965c076ec";
 const pointer: Pointer = {

@@ -45,8 +45,9 @@ async function pinnedTo(options: SessionOptions, id = ID): Promise<void> {
 
 /** The `n`-th agent the session started (1-based), once it has; the loop runs on real file I/O. */
 async function started(spawner: FakeSpawner, n: number): Promise<FakeAgent> {
-  for (let turns = 0; spawner.agents.length < n; turns++) {
-    if (turns > 10_000) throw new Error(`agent ${n} was never started`);
+  // Bounded in real time, not in turns: on a busy machine the lock files take many turns.
+  for (const giveUpAt = Date.now() + 10_000; spawner.agents.length < n;) {
+    if (Date.now() > giveUpAt) throw new Error(`agent ${n} was never started`);
     await new Promise((resolve) => setImmediate(resolve));
   }
   return spawner.agents[n - 1] as FakeAgent;

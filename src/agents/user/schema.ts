@@ -43,6 +43,11 @@ export const DeclarativePluginSchema = z.strictObject({
       dropFlags: z.array(z.string()).optional(),
       /** Whether positional words are the prompt and dropped on a warm start. */
       dropPositionals: z.boolean().optional(),
+      /**
+       * Flags that make a run answer once and exit (`-p`): kept on warm starts, which deliver a
+       * new message in argv or do not start the agent at all.
+       */
+      oneShot: z.array(z.string()).optional(),
     })
     .optional(),
   rejected: z.array(regex).optional(),

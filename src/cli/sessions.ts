@@ -1,0 +1,90 @@
+import { readdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { errnoCode } from "../errors.js";
+import { pointersHome } from "../pointer/path.js";
+import { readPointer } from "../pointer/store.js";
+import { parseOptions } from "./options.js";
+
+export const SESSIONS_USAGE = `Usage: sessionpin sessions [--json]
+
+Lists every session pinned under the state folder ($XDG_STATE_HOME/sessionpin, else
+~/.local/state/sessionpin): key, agent, folder, ID, state, when it was captured, when a run of it
+last ended, and how many messages it had. Pointers named with --pointer or kept beside agentapi's
+state file live elsewhere and are not listed.
+
+  --json   one JSON array: [{"key":…|null,"agent","cwd","id","state","capturedAt",
+           "lastRunAt":…|null,"messages":N,"pointer":PATH}]; an unreadable pointer has
+           "state":"unreadable" and "reason"`;
+
+const OPTIONS = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+
+// `<cwd hash>.json` or `<cwd hash>-<key hash>.json`; set-aside copies carry a label and a time.
+const POINTER_NAME = /^[0-9a-f]{16}(?:-[0-9a-f]{16})?\.json$/;
+
+interface Row {
+  readonly key: string | null;
+  readonly agent: string;
+  readonly cwd: string | null;
+  readonly id: string | null;
+  readonly state: string;
+  readonly capturedAt: string | null;
+  readonly lastRunAt: string | null;
+  readonly messages: number;
+  readonly pointer: string;
+  readonly reason?: string;
+}
+
+export async function sessionsCommand(argv: readonly string[]): Promise<number> {
+  const values = parseOptions(argv, OPTIONS, SESSIONS_USAGE);
+  if (values.help) {
+    process.stdout.write(`${SESSIONS_USAGE}\n`);
+    return 0;
+  }
+  const rows = await listSessions(pointersHome(process.env, process.env["HOME"] ?? homedir()));
+  process.stdout.write(values.json ? `${JSON.stringify(rows)}\n` : table(rows));
+  return 0;
+}
+
+/** Every pointer under `home`, oldest last run first, each read as `run` would read it. */
+export async function listSessions(home: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const agent of await names(home)) {
+    if (agent.startsWith(".")) continue;
+    for (const file of (await names(join(home, agent))).filter((name) => POINTER_NAME.test(name))) {
+      const path = join(home, agent, file);
+      const read = await readPointer(path);
+      if (read.kind === "missing") continue;
+      if (read.kind !== "ok") {
+        const reason = read.kind === "invalid" ? read.reason : `written by a newer sessionpin (version ${read.version})`;
+        rows.push({ key: null, agent, cwd: null, id: null, state: "unreadable", capturedAt: null, lastRunAt: null, messages: 0, pointer: path, reason });
+        continue;
+      }
+      const p = read.pointer;
+      rows.push({
+        key: p.key ?? null, agent: p.agent, cwd: p.cwd, id: p.id, state: p.state, capturedAt: p.capturedAt,
+        lastRunAt: p.lastRunAt ?? null, messages: p.messages?.length ?? 0, pointer: path,
+      });
+    }
+  }
+  return rows.sort((a, b) => (a.lastRunAt ?? a.capturedAt ?? "").localeCompare(b.lastRunAt ?? b.capturedAt ?? ""));
+}
+
+async function names(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return [];
+    throw error;
+  }
+}
+
+function table(rows: readonly Row[]): string {
+  if (rows.length === 0) return "no pinned sessions\n";
+  const header = ["KEY", "AGENT", "ID", "STATE", "CAPTURED", "LAST RUN", "MESSAGES", "FOLDER"];
+  const lines = rows.map((r) => [
+    r.key ?? "-", r.agent, r.id ?? "-", r.state, r.capturedAt ?? "-", r.lastRunAt ?? "-", String(r.messages), r.cwd ?? r.reason ?? "-",
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? "").length)));
+  return [header, ...lines].map((line) => line.map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { alreadyHad, fingerprint, MESSAGE_LIMIT, withMessage } from "../../src/resume/messages.js";
+import type { Pointer } from "../../src/pointer/schema.js";
+
+const AT = "2026-11-25T00:00:00.000Z";
+const base: Pointer = { version: 1, agent: "claude", id: "x", state: "confirmed", cwd: "/w", capturedAt: AT, source: { rule: "r" }, history: [] };
+
+describe("message fingerprints", () => {
+  it("are the sha256 of the text, never the text", () => {
+    expect(fingerprint("hello")).toBe("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+    expect(JSON.stringify(withMessage([], "a secret task", AT))).not.toContain("secret");
+  });
+
+  it("tell a message the session had from a new one, byte for byte", () => {
+    const pointer = { ...base, messages: withMessage([], "fix the build", AT) };
+    expect(alreadyHad(pointer, "fix the build")).toBe(true);
+    expect(alreadyHad(pointer, "fix the build ")).toBe(false);
+    expect(alreadyHad(base, "fix the build")).toBe(false);
+  });
+
+  it("keep the newest 50, each message once, a repeated one moved to the end", () => {
+    let messages = withMessage([], "m0", AT);
+    for (let i = 1; i <= 60; i++) messages = withMessage(messages, `m${i}`, AT);
+    expect(messages).toHaveLength(MESSAGE_LIMIT);
+    expect(messages[0]?.sha256).toBe(fingerprint("m11"));
+    messages = withMessage(messages, "m30", AT);
+    expect(messages).toHaveLength(MESSAGE_LIMIT);
+    expect(messages.at(-1)?.sha256).toBe(fingerprint("m30"));
+    expect(messages.filter((m) => m.sha256 === fingerprint("m30"))).toHaveLength(1);
+  });
+});
