@@ -7,7 +7,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Cleanup, exitOf, WAIT_MS } from "../e2e/support.js";
+import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
+import { oneShot } from "./headless.js";
 import { claudeEnv, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID, versionOf, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -23,7 +25,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     expect(versionOf(sb, "claude")).toBe(`${pinned("@anthropic-ai/claude-code")} (Claude Code)`);
   });
 
-  it("pins the session of a stream-json run; a warm start without --resume-prompt drops the new prompt, with it the real CLI resumes the pinned session", async () => {
+  it("pins the session of a stream-json run; the next call's new message continues it, a repeated one sends nothing", async () => {
     const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
 
     // Cold: sessionpin names the session up front (--session-id) and the stream's `result` confirms it.
@@ -33,7 +35,8 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     const pointer = sb.readPointer();
     const id = String(pointer["id"]);
     expect(id).toMatch(UUID);
-    expect(pointer).toMatchObject({ agent: "claude", state: "confirmed", source: { rule: "result" }, history: [] });
+    // Confirmed by whichever comes first on a busy machine: the stream's result or the transcript.
+    expect(pointer).toMatchObject({ agent: "claude", state: "confirmed", source: { rule: expect.stringMatching(/^(result|transcript)$/) as unknown }, history: [] });
     expect(startsIn(sb.readLog())).toEqual([["claude", "--session-id", id, "-p", REMEMBER, ...STREAM]]);
     // The real stream: init, assistant and result all carry the chosen ID.
     const events = jsonLines(rawText(cold));
@@ -46,22 +49,10 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     // The real stream alone, replayed offline, gives the same ID through the plugin's stream rules.
     expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "claude", id, state: "confirmed", rule: "result" } });
 
-    // Warm: sessionpin resumes the pinned ID but, as its claude plugin's warmArgs says, drops every
-    // positional, so "which word?" never reaches Claude. 2.1.330 refuses a resumed -p run without
-    // a prompt (exit 1, below); the plugin lists that text as transient, so the pointer stays.
-    const warm = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
-    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
-    expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id]);
-    expect(warm.text).toContain("Error: No deferred tool marker found in the resumed session.");
-    expect(warm.text).toContain("Provide a prompt to continue the conversation.");
-    expect(api().conversation(ASK)).toEqual([]);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
-    expect(sb.asideFiles("rejected")).toEqual([]);
-
-    // With --resume-prompt the warm start carries the new message: through sessionpin itself the
-    // real CLI continues the same conversation. The fake API sees the same session header and the
-    // earlier turns, and so "remembers" the word.
-    const asked = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["claude", "-p", ASK, ...STREAM])));
+    // Warm: the new message in argv is a follow-up: sessionpin resumes the pinned ID in print mode
+    // and delivers it. The fake API sees the same session header and the earlier turns, and so
+    // "remembers" the word.
+    const asked = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
     expect((await exitOf(asked, WAIT_MS * 4)).exitCode).toBe(0);
     expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id, "--", ASK]);
     const resumed = api().conversation(ASK);
@@ -71,7 +62,17 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     expect(resumed[0]?.messages.map((m) => m.role).filter((r) => r !== "system")).toEqual(["user", "assistant", "user"]);
     expect(resumed[0]?.answer).toBe("FAKE-API: the word is zebra.");
     expect(jsonLines(rawText(asked)).find((e) => e["type"] === "result")).toMatchObject({ subtype: "success", session_id: id });
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", messages: [{}, {}] });
+
+    // The same call again (a retried step) sends nothing; with --resume-prompt that message goes instead.
+    const requests = api().requests.length;
+    const repeat = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(repeat, WAIT_MS * 4)).exitCode).toBe(4);
+    expect(api().requests).toHaveLength(requests);
+    const nudged = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", "which word? once more"], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(nudged, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "-p", ...STREAM, "--resume", id, "--", "which word? once more"]);
+    expect(userTexts(api().conversation("once more")[0]?.messages ?? []).filter((t) => t !== "")).toEqual([REMEMBER, ASK, "which word? once more"]);
   });
 
   it("falls back to a fresh session, with the new prompt, when the pinned session is gone", async () => {
@@ -91,10 +92,10 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     const events = jsonLines(rawText(warm));
     expect(events[0]).toMatchObject({ type: "result", subtype: "error_during_execution", is_error: true, session_id: stale, errors: [`No conversation found with session ID: ${stale}`] });
 
-    // sessionpin set the stale pointer aside and started afresh in the same run; the cold argv
-    // keeps the positional, so this time "which word?" reached Claude, in a new session.
+    // sessionpin set the stale pointer aside and started afresh in the same run, with the same
+    // message: "which word?" reached Claude once, in a new session.
     const [resumeArgv, freshArgv] = startsIn(sb.readLog()).slice(-2);
-    expect(resumeArgv).toEqual(["claude", "-p", ...STREAM, "--resume", stale]);
+    expect(resumeArgv).toEqual(["claude", "-p", ...STREAM, "--resume", stale, "--", ASK]);
     const fresh = String(sb.readPointer()["id"]);
     expect(fresh).toMatch(UUID);
     expect(fresh).not.toBe(stale);
@@ -109,5 +110,38 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     expect(asked[0]?.sessionId).toBe(fresh);
     expect(userTexts(asked[0]?.messages ?? []).filter((t) => t !== "")).toEqual([ASK]);
     expect(asked[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
+  });
+});
+
+describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} headless conversations, one per key`, () => {
+  const BOUND_MS = WAIT_MS * 4;
+  const call = (sb: Sandbox, key: string, message: string) => oneShot(sb, key, ["claude", "-p", message, ...STREAM], { boundMs: BOUND_MS });
+
+  it("three calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
+    const thread = ["remember the word zebra", "remember the word yak", "which word?"];
+    for (const [n, message] of thread.entries()) {
+      const result = await call(sb, "thread-1", message);
+      expect(result.code, result.stderr).toBe(0);
+      const [request, ...more] = api().conversation(message).filter((r) => userTexts(r.messages).at(-1) === message);
+      expect(more).toEqual([]);
+      expect(userTexts(request?.messages ?? []).filter((t) => t !== "")).toEqual(thread.slice(0, n + 1));
+    }
+    expect(api().conversation("which word?")[0]?.answer).toBe("FAKE-API: the word is yak.");
+    const sessionIds = new Set(thread.map((message) => api().conversation(message)[0]?.sessionId));
+    expect(sessionIds.size).toBe(1);
+
+    const requests = api().requests.length;
+    const repeat = await call(sb, "thread-1", "which word?");
+    expect(repeat.code).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(api().requests).toHaveLength(requests);
+
+    const other = await call(sb, "thread-2", "which word?");
+    expect(other.code, other.stderr).toBe(0);
+    const fresh = api().conversation("which word?").filter((r) => !sessionIds.has(r.sessionId));
+    expect(fresh).toHaveLength(1);
+    expect(userTexts(fresh[0]?.messages ?? []).filter((t) => t !== "")).toEqual(["which word?"]);
+    expect(fresh[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
   });
 });
