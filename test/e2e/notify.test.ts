@@ -30,24 +30,26 @@ async function receiver(hang = false): Promise<{ url: string; got: Array<Record<
 }
 
 describe("run --notify", () => {
-  it("posts captured, resumed, rejected and the fresh capture, with agent, id, cwd, pointer and time", async () => {
+  it("posts captured, resumed, rejected and the fresh capture, with agent, id, cwd, pointer, key and time", async () => {
     const sb = cleanup.sandbox();
     const hook = await receiver();
-    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--notify", hook.url], ["amp"])));
+    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--notify", hook.url, "--key", "thread-9"], ["amp"])));
     await cold.waitFor(/new thread/, WAIT_MS);
     const id = String(eventsOf(sb, "thread-new")[0]?.["id"]);
     await waitUntil(() => hook.got.length >= 1 || undefined, "the captured event");
-    expect(hook.got[0]).toMatchObject({ kind: "captured", agent: "amp", id, pointer: sb.pointer });
+    expect(hook.got[0]).toMatchObject({ kind: "captured", agent: "amp", id, pointer: sb.pointer, key: "thread-9" });
     expect(Date.parse(String(hook.got[0]?.["time"]))).not.toBeNaN();
     cold.write("\x03");
     expect((await exitOf(cold)).exitCode).toBe(0);
 
-    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--notify", hook.url], ["amp"])));
+    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--notify", hook.url, "--key", "thread-9"], ["amp"])));
     await warm.waitFor(/Type a message/, WAIT_MS);
     warm.write("\x03");
     expect((await exitOf(warm)).exitCode).toBe(0);
     await waitUntil(() => hook.got.some((e) => e["kind"] === "resumed") || undefined, "the resumed event");
-    expect(hook.got.find((e) => e["kind"] === "resumed")).toMatchObject({ id });
+    // An interactive warm start delivers nothing: the task is never sent again.
+    expect(hook.got.find((e) => e["kind"] === "resumed")).toMatchObject({ id, key: "thread-9", delivers: null });
+    expect(sb.readPointer()).toMatchObject({ key: "thread-9" });
 
     const stale = String(writePointerByHand(sb, {})["id"]);
     const rejected = cleanup.driver(sb.sessionpin(runArgs(sb, ["--notify", hook.url], ["amp"])));

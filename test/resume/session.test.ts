@@ -106,4 +106,29 @@ describe("the session loop", () => {
     agent.end(0);
     expect(await done).toBe(0);
   });
+
+  it("a one-shot message counts as had only once the agent answered it: a failed run sends it again, a repeat starts nothing", async () => {
+    const first = session({ args: ["-p", "fix it"], prompt: undefined });
+    await pinnedTo(first.options);
+    const failed = runSession(first.options);
+    const broken = await started(first.spawner, 1);
+    expect(broken.argv).toEqual(["claude", "-p", "--resume", ID, "--", "fix it"]);
+    first.clock.advance(20_000);
+    broken.end(1);
+    expect(await failed).toBe(1);
+    expect((await readPointer(first.options.pointerPath))).toMatchObject({ kind: "ok", pointer: { id: ID } });
+    expect(((await readPointer(first.options.pointerPath)) as { pointer: { messages?: unknown } }).pointer.messages).toBeUndefined();
+
+    const retry = session({ args: ["-p", "fix it"], prompt: undefined, pointerPath: first.options.pointerPath, cwd: first.options.cwd });
+    const answered = runSession(retry.options);
+    const agent = await started(retry.spawner, 1);
+    expect(agent.argv).toEqual(["claude", "-p", "--resume", ID, "--", "fix it"]);
+    agent.end(0);
+    expect(await answered).toBe(0);
+    expect(await readPointer(first.options.pointerPath)).toMatchObject({ kind: "ok", pointer: { messages: [{ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown }] } });
+
+    const repeat = session({ args: ["-p", "fix it"], prompt: undefined, pointerPath: first.options.pointerPath, cwd: first.options.cwd });
+    expect(await runSession(repeat.options)).toBe(4);
+    expect(repeat.spawner.agents).toEqual([]);
+  });
 });
