@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { resolveExecutable } from "../pty/which.js";
-import { errnoCode, messageOf } from "../errors.js";
+import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder } from "../pointer/holder.js";
 import { readPointer } from "../pointer/store.js";
 import { decide } from "../resume/plan.js";
@@ -134,17 +134,18 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
       await unlink(probe);
       return { name: "pointer-dir", status: "ok", detail: `${dir}: writable`, data };
     } catch (error) {
-      return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot create a file (${codeOf(error)}): run would start the agent unpinned`, data };
+      return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot create a file (${reasonOf(error)}): run would start the agent unpinned`, data };
     }
   }
   // sessionpin creates the missing folders (0700): the nearest existing one must let it.
   let parent = dirname(dir);
   while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  if (!statSync(parent).isDirectory()) return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot be created, ${parent} is not a folder`, data };
   try {
     await access(parent, constants.W_OK | constants.X_OK);
     return { name: "pointer-dir", status: "ok", detail: `${dir}: not there yet; created on the first pin (${parent} is writable)`, data };
   } catch (error) {
-    return { name: "pointer-dir", status: "fail", detail: `${dir}: missing, and ${parent} is not writable (${codeOf(error)})`, data };
+    return { name: "pointer-dir", status: "fail", detail: `${dir}: missing, and ${parent} is not writable (${reasonOf(error)})`, data };
   }
 }
 
@@ -253,8 +254,4 @@ export async function locationChecks(logPath: string | undefined, pluginFolder: 
 
 function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function codeOf(error: unknown): string {
-  return errnoCode(error) ?? messageOf(error);
 }

@@ -7,7 +7,7 @@ import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { judgeId } from "../engine/match.js";
-import { SessionpinError } from "../errors.js";
+import { reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { acquireLock, type LockResult } from "../pointer/lock.js";
 import type { Pointer } from "../pointer/schema.js";
@@ -222,7 +222,7 @@ async function lockPointer(o: SessionOptions): Promise<LockResult | undefined> {
       lock = await acquireLock(o.pointerPath);
     } catch (error) {
       // Said on stderr, before the agent starts: the log beside the pointer is likely unwritable too.
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const reason = reasonOf(error);
       process.stderr.write(`sessionpin: cannot use ${o.pointerPath} (${reason}): running the agent without pinning its session\n`);
       o.log.warn(`cannot lock ${o.pointerPath}: ${String(error)}; running unpinned`);
       return undefined;

@@ -98,6 +98,13 @@ describe("sessionpin doctor", () => {
     expect(check(report, "plugins-dir")?.detail).toContain(join(dir, "config", "sessionpin", "plugins"));
   });
 
+  it("names the file in the way when the pointer's folder cannot be created", async () => {
+    writeFileSync(join(work, "a-file"), "");
+    const { code, report } = await json(["--pointer", join(work, "a-file", "sub", "p.json"), "--", "claude"]);
+    expect(code).toBe(1);
+    expect(check(report, "pointer-dir")).toMatchObject({ status: "fail", detail: `${join(work, "a-file", "sub")}: cannot be created, ${join(work, "a-file")} is not a folder` });
+  });
+
   it("prints a table for people, without colors when stdout is no terminal or NO_COLOR is set", async () => {
     expect(await doctorCommand(["--", "claude"])).toBe(0);
     const lines = stdout.split("\n");
