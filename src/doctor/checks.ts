@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { constants, existsSync, readFileSync, statSync } from "node:fs";
-import { access, open, stat, unlink } from "node:fs/promises";
+import { access, lstat, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -244,8 +244,13 @@ export function agentapiTypeCheck(env: NodeJS.ProcessEnv, processes: readonly Pr
 export async function locationChecks(logPath: string | undefined, pluginFolder: string, pluginCount: number): Promise<Check[]> {
   const checks: Check[] = [];
   if (logPath !== undefined) {
-    const size = await stat(logPath).then((s) => s.size, () => undefined);
-    checks.push({ name: "log", status: "info", detail: `${logPath}${size === undefined ? " (none yet)" : ` (${size} bytes)`}`, data: { path: logPath, exists: size !== undefined } });
+    const found = await lstat(logPath).catch(() => undefined);
+    if (found !== undefined && !found.isFile()) {
+      const what = found.isSymbolicLink() ? "a symbolic link" : "not a regular file";
+      checks.push({ name: "log", status: "warn", detail: `${logPath} is ${what}: sessionpin will not write its log there`, data: { path: logPath, exists: true } });
+    } else {
+      checks.push({ name: "log", status: "info", detail: `${logPath}${found === undefined ? " (none yet)" : ` (${found.size} bytes)`}`, data: { path: logPath, exists: found !== undefined } });
+    }
   }
   checks.push({ name: "recordings", status: "info", detail: "only where `run --record FILE.cast` and `run --trace FILE` say; none by default" });
   checks.push({ name: "plugins-dir", status: "info", detail: `${pluginFolder} (${pluginCount} user plugin file(s) loaded)`, data: { path: pluginFolder } });

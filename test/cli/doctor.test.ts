@@ -4,9 +4,9 @@
  * agentapi --type warnings, from the environment and from a running `agentapi server` process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { doctor, doctorCommand } from "../../src/cli/doctor.js";
 import { agentapiServers } from "../../src/doctor/agentapi.js";
@@ -103,6 +103,14 @@ describe("sessionpin doctor", () => {
     const { code, report } = await json(["--pointer", join(work, "a-file", "sub", "p.json"), "--", "claude"]);
     expect(code).toBe(1);
     expect(check(report, "pointer-dir")).toMatchObject({ status: "fail", detail: `${join(work, "a-file", "sub")}: cannot be created, ${join(work, "a-file")} is not a folder` });
+  });
+
+  it("warns when the log is a symbolic link, which run does not write through", async () => {
+    const pointer = join(work, "state", "p.json");
+    mkdirSync(dirname(pointer));
+    symlinkSync(join(dir, "elsewhere.log"), join(work, "state", "p.log"));
+    const { report } = await json(["--pointer", pointer, "--", "claude"]);
+    expect(check(report, "log")).toMatchObject({ status: "warn", detail: `${join(work, "state", "p.log")} is a symbolic link: sessionpin will not write its log there` });
   });
 
   it("prints a table for people, without colors when stdout is no terminal or NO_COLOR is set", async () => {

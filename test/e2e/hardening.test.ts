@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -62,6 +62,21 @@ describe("bad pointers", () => {
     driver.write("\x03");
     expect((await exitOf(driver)).exitCode).toBe(0);
     expect(readFileSync(decoy, "utf8")).toBe("precious\n");
+    expect(sb.readPointer()["agent"]).toBe("amp");
+  });
+
+  it("does not follow a symlinked log: its target is untouched, and the agent still runs and pins", async () => {
+    const sb = cleanup.sandbox();
+    const decoy = join(sb.dir, "decoy");
+    writeFileSync(decoy, "precious\n");
+    mkdirSync(join(sb.dir, "state"), { recursive: true });
+    symlinkSync(decoy, sb.log);
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp"])));
+    await driver.waitFor(/new thread/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(readFileSync(decoy, "utf8")).toBe("precious\n");
+    expect(lstatSync(sb.log).isSymbolicLink()).toBe(true);
     expect(sb.readPointer()["agent"]).toBe("amp");
   });
 
