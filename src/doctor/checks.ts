@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { constants, existsSync, readFileSync, statSync } from "node:fs";
 import { access, lstat, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import stripAnsi from "strip-ansi";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { resolveExecutable } from "../pty/which.js";
@@ -100,7 +101,8 @@ function firstLine(file: string, args: readonly string[], env: NodeJS.ProcessEnv
     const finish = (): void => {
       if (ended === undefined) return;
       const { code, signal } = ended;
-      const line = out.split(/\r?\n/).map((l) => l.trim()).find(Boolean)?.slice(0, 160);
+      // Some CLIs colour their version even into a pipe: the table and --json get the text only.
+      const line = stripAnsi(out).split(/\r?\n/).map((l) => l.trim()).find(Boolean)?.slice(0, 160);
       if (code === 0 && line !== undefined) resolve({ line });
       else resolve({ error: code === 0 ? "printed nothing" : `exited ${code ?? signal}${line ? `: ${line}` : ""}` });
     };

@@ -139,6 +139,12 @@ describe("sessionpin doctor", () => {
     expect(check(report, "agent-version")).toBeUndefined();
   });
 
+  it("shows the agent's --version without its escape codes", async () => {
+    executable("claude", '#!/bin/sh\nprintf "\\033[1m\\033[38;5;208m2.1.197\\033[0m (Claude Code)\\033]8;;https://claude.ai\\007\\033]8;;\\007\\n"\n');
+    const { report } = await json(["--", "claude"]);
+    expect(check(report, "agent-version")).toMatchObject({ status: "ok", detail: "2.1.197 (Claude Code)", data: { version: "2.1.197 (Claude Code)" } });
+  });
+
   it("warns when --version fails or hangs, without failing", async () => {
     executable("goose", "#!/bin/sh\necho 'goose: unknown flag' >&2\nexit 2\n");
     const { code, report } = await json(["--", "goose"]);
