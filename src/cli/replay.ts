@@ -6,35 +6,49 @@ import { FORMATS, openSource, type Format, type Source } from "../replay/sources
 import { choosePlugin, fromEnvironment, userPlugins } from "./options.js";
 import { parseArgs } from "node:util";
 
-const COMMON = `  --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
+const COMMON = `Options:
+  --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
   --format F       auto (default), cast, raw (PTY bytes, e.g. a \`script\` typescript), jsonl
                    (--stream-json / --json output) or agentapi-state (agentapi's saved conversation)
   --width N        terminal width the output was made for (default: the cast's), to rejoin
                    rows the terminal wrapped
-  --plugin FILE    load a user plugin (repeatable)
-  --json           JSON for scripts
+  --plugin FILE    load a user plugin (repeatable)`;
+
+const TAIL = `  -h, --help       show this help
   FILE… or -       recordings to read (- is stdin)`;
+
+const FROM_ENV = "Every option can also come from SESSIONPIN_<OPTION> (--format → SESSIONPIN_FORMAT); the command line wins.";
 
 export const REPLAY_USAGE = `Usage: sessionpin replay [options] FILE…|-
 
 Runs recorded agent output through the same capture pipeline and plugins as \`run\` and prints,
 per file: agent, ID, provisional/confirmed, the rule that took it, line, byte offset and time in
-the recording. Exit 0 when every file gave an ID, 1 when one gave none, 2 on a usage error or
-when a file could not be read (one line on stderr; the other files are still replayed).
+the recording. A file over 64 MiB shows a progress line on stderr when it is a terminal. Exit 0
+when every file gave an ID, 1 when one gave none, 2 on a usage error or when a file could not be
+read (one line on stderr; the other files are still replayed).
 
 ${COMMON}
+  --json           one JSON object per file
   --jobs N         threads that read one large file at once (default: one per CPU, up to 8,
-                   each with 16 MB or more); used for one agent's JSON rules`;
+                   each with 16 MB or more); used for one agent's JSON rules
+${TAIL}
+
+${FROM_ENV}`;
 
 export const EXPLAIN_USAGE = `Usage: sessionpin explain [options] FILE…|-
 
 Shows, line by line, every line a rule looked at and the outcome: taken (provisional or
 confirmed), or refused and why (grammar mismatch, look-alike field, superseded by a later ID,
-wrong agent, line too long, invalid JSON). --json prints one object per line. Exit codes as replay.
+wrong agent, line too long, invalid JSON). Exit codes as replay.
 
-${COMMON}`;
+${COMMON}
+  --json           one JSON object per event, with its "file"
+  --jobs N         accepted as for replay; explain reads every line, on one thread
+${TAIL}
 
-const OPTIONS = {
+${FROM_ENV}`;
+
+export const REPLAY_OPTIONS = {
   agent: { type: "string" },
   format: { type: "string" },
   width: { type: "string" },
@@ -53,11 +67,11 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   const usage = explain ? EXPLAIN_USAGE : REPLAY_USAGE;
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: [...argv], options: REPLAY_OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
   }
-  const values = fromEnvironment(parsed.values, OPTIONS);
+  const values = fromEnvironment(parsed.values, REPLAY_OPTIONS);
   const files = parsed.positionals;
   if (values.help) {
     process.stdout.write(`${usage}\n`);
