@@ -1,3 +1,6 @@
+import { lstatSync } from "node:fs";
+import { dirname } from "node:path";
+
 /**
  * The one error class that reaches a user. `exitCode` is what the CLI exits with; the message
  * names the option or file, the value and what was allowed.
@@ -52,7 +55,58 @@ export class SessionpinError extends Error {
 
 /** The errno code of a failed system call (ENOENT, EPERM…), if it has one. */
 export function errnoCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
+  // A SessionpinError's code ("pointer-invalid") is sessionpin's own, never an errno.
+  if (err instanceof SessionpinError) return undefined;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+// The errno codes sessionpin's file work meets, in words. libuv's own words are used for the rest
+// ("EXDEV: cross-device link not permitted, link …"); its "illegal operation on a directory" and
+// "too many symbolic links encountered" say less than these: sessionpin opens files O_NOFOLLOW.
+const ERRNO_WORDS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or folder",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "is a folder",
+  ENOTDIR: "a part of the path is not a folder",
+  EEXIST: "already exists",
+  ELOOP: "is a symbolic link (not followed)",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only file system",
+  EMFILE: "too many open files",
+  ENAMETOOLONG: "name too long",
+  ETXTBSY: "text file busy",
+  EIO: "input/output error",
+};
+
+/**
+ * Why something failed, in words, for a message that already says what failed and where:
+ * "permission denied", "/x/a-file is not a folder". A SessionpinError gives its own message.
+ */
+export function reasonOf(err: unknown): string {
+  const code = errnoCode(err);
+  if (code === undefined) return messageOf(err).replace(/^sessionpin: /, "");
+  const e = err as NodeJS.ErrnoException;
+  // mkdir says EEXIST or ENOTDIR for a file where a folder should be, depending on the depth.
+  if ((code === "ENOTDIR" || (code === "EEXIST" && e.syscall === "mkdir")) && e.path !== undefined) {
+    const blocker = fileInTheWay(e.path);
+    if (blocker !== undefined) return `${blocker} is not a folder`;
+  }
+  return ERRNO_WORDS[code] ?? /^[A-Z0-9]+: ([^,]+)/.exec(e.message)?.[1] ?? code;
+}
+
+/** The nearest existing ancestor of `path` (or `path` itself) that is not a folder. */
+function fileInTheWay(path: string): string | undefined {
+  for (let at = path; dirname(at) !== at; at = dirname(at)) {
+    try {
+      return lstatSync(at).isDirectory() ? undefined : at;
+    } catch {
+      // Missing, or below the file in the way: look one level up.
+    }
+  }
+  return undefined;
 }
 
 /** What a thrown value says, whatever was thrown. */

@@ -10,7 +10,14 @@ export const DEMO_USAGE = `Usage: sessionpin demo [--keep]
 Runs the built-in fake Amp twice through \`sessionpin run\`, in a PTY sized like agentapi's
 (67x1190): a cold start that pins a new thread and types the prompt, then a warm start that
 resumes the thread without the prompt. Prints what happened; exits 1 if anything went wrong.
-  --keep   keep the demo's temp folder (pointer, log, fake Amp state) and print where it is`;
+
+Options:
+  --keep       keep the demo's temp folder (pointer, log, fake Amp state) and print where it is
+  -h, --help   show this help
+
+SESSIONPIN_KEEP=1 does what --keep does.`;
+
+export const DEMO_OPTIONS = { keep: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
 
 const PROMPT = "Add a /health endpoint to the API";
 const CLI = fileURLToPath(new URL("./main.js", import.meta.url));
@@ -24,7 +31,7 @@ interface AmpEvent {
 }
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const values = parseOptions(argv, { keep: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const, DEMO_USAGE);
+  const values = parseOptions(argv, DEMO_OPTIONS, DEMO_USAGE);
   if (values.help) {
     process.stdout.write(`${DEMO_USAGE}\n`);
     return 0;

@@ -11,11 +11,13 @@ import { EXIT } from "../errors.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { agentName, choosePlugin, parseWithCommand, pointerPathFor, userPlugins } from "./options.js";
 
-export const DOCTOR_USAGE = `Usage: sessionpin doctor [--json] [--agent NAME] [--pointer PATH] [--plugin FILE] [-- <agent> [args…]]
+export const DOCTOR_USAGE = `Usage: sessionpin doctor [--json] [--agent NAME] [--pointer PATH] [--key NAME] [--plugin FILE] [-- <agent> [args…]]
 
 Checks what \`sessionpin run\` needs here: Node.js, that node-pty can start a PTY, the agent on PATH
-and its --version, its plugin, that the pointer's folder is writable, the pointer's state and lock,
-the AGENTAPI_* variables and whether agentapi was told --type, and where logs and recordings go.
+and its --version, its plugin and user plugin files, the agent's own settings where its plugin
+knows them (Gemini: session retention, auth, folder trust), that the pointer's folder is writable,
+the pointer's state (what the next start would do) and lock, the AGENTAPI_* variables and whether
+agentapi was told --type, and where logs, recordings and plugins live.
 The agent is the one after --, else --agent NAME, else AGENTAPI_TYPE.
 
 Options:
@@ -26,9 +28,10 @@ Options:
   --plugin FILE     load a user plugin (repeatable)
   -h, --help        show this help
 
-Exit 0 when no check failed (warnings allowed), 1 when one did. NO_COLOR turns colors off.`;
+Exit 0 when no check failed (warnings allowed), 1 when one did. NO_COLOR turns colors off.
+Every option can also come from SESSIONPIN_<OPTION> (--agent → SESSIONPIN_AGENT); the command line wins.`;
 
-const OPTIONS = {
+export const DOCTOR_OPTIONS = {
   agent: { type: "string" },
   plugin: { type: "string", multiple: true },
   pointer: { type: "string" },
@@ -61,7 +64,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
 }
 
 export async function doctor(argv: readonly string[], c: DoctorContext): Promise<number> {
-  const { values, command } = parseWithCommand(argv, OPTIONS, DOCTOR_USAGE);
+  const { values, command } = parseWithCommand(argv, DOCTOR_OPTIONS, DOCTOR_USAGE);
   if (values.help) {
     c.out(`${DOCTOR_USAGE}\n`);
     return EXIT.ok;

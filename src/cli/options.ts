@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { pluginForCommand, pluginNamed, pluginNames } from "../agents/registry.js";
 import { loadUserPlugins, type LoadedPlugins } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
-import { SessionpinError } from "../errors.js";
+import { reasonOf, SessionpinError } from "../errors.js";
 import { resolvePointerPath } from "../pointer/path.js";
 
 type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>>;
@@ -112,7 +112,7 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
       // A trailing newline inside a bracketed paste would be typed as part of the message.
       return readFileSync(file, "utf8").trimEnd();
     } catch (error) {
-      throw new SessionpinError("prompt-file", `sessionpin: --prompt-file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+      throw new SessionpinError("prompt-file", `sessionpin: --prompt-file ${file}: ${reasonOf(error)}`, { cause: error });
     }
   }
   return values.prompt;

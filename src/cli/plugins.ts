@@ -6,9 +6,18 @@ export const PLUGINS_USAGE = `Usage: sessionpin plugins [--plugin FILE]… [--js
 
 Lists every plugin (built-in, and user plugins from --plugin files and
 \${XDG_CONFIG_HOME:-~/.config}/sessionpin/plugins/*.json) with the executables it serves, where it
-captures the session ID, and how it resumes. Problems with user plugin files go to stderr.`;
+captures the session ID, and how it resumes. Problems with user plugin files go to stderr, one
+line each; the file is skipped and the exit code is 1.
 
-const OPTIONS = {
+Options:
+  --plugin FILE     load a user plugin (JSON; repeatable)
+  --json            one JSON array, an object per plugin
+  -h, --help        show this help
+
+Every option can also come from SESSIONPIN_<OPTION> (--plugin → SESSIONPIN_PLUGIN, space-separated);
+the command line wins.`;
+
+export const PLUGINS_OPTIONS = {
   plugin: { type: "string", multiple: true },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -23,7 +32,7 @@ interface PluginRow {
 }
 
 export async function pluginsCommand(argv: readonly string[]): Promise<number> {
-  const values = parseOptions(argv, OPTIONS, PLUGINS_USAGE);
+  const values = parseOptions(argv, PLUGINS_OPTIONS, PLUGINS_USAGE);
   if (values.help) {
     process.stdout.write(`${PLUGINS_USAGE}\n`);
     return 0;

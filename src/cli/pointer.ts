@@ -4,13 +4,23 @@ import { pluginNamed } from "../agents/registry.js";
 import { decide } from "../resume/plan.js";
 import { parseOptions, pointerPathFor } from "./options.js";
 
-export const POINTER_USAGE = `Usage: sessionpin pointer show|clear [--agent NAME] [--key NAME] [--pointer PATH] [--json]
+export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
-  show    print the pointer for this directory (or --pointer PATH) and what the next start of
-          its agent here would do with it (as run decides)
-  clear   move it aside (never deleted), so the next start is cold`;
+  show    print the pointer and what the next start of its agent here would do with it (as run
+          decides); exit 1 when there is none or it is unreadable
+  clear   move it aside as <pointer>.cleared-<UTC time>.json (never deleted), so the next start
+          is cold; exit 0, also when there was none
 
-const OPTIONS = {
+Options:
+  --agent NAME      the agent whose pointer for this folder is meant (its default place, as run's)
+  --pointer PATH    the pointer file (env SESSIONPIN_POINTER); one of the two is needed
+  --key NAME        the pointer of this external conversation (env SESSIONPIN_KEY), as run's
+  --json            one JSON object instead of text
+  -h, --help        show this help
+
+Every option can also come from SESSIONPIN_<OPTION> (--agent → SESSIONPIN_AGENT); the command line wins.`;
+
+export const POINTER_OPTIONS = {
   agent: { type: "string" },
   pointer: { type: "string" },
   key: { type: "string" },
@@ -20,7 +30,7 @@ const OPTIONS = {
 
 export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const [action, ...rest] = argv;
-  const values = parseOptions(rest, OPTIONS, POINTER_USAGE);
+  const values = parseOptions(rest, POINTER_OPTIONS, POINTER_USAGE);
   if (values.help || action === "--help" || action === "-h") {
     process.stdout.write(`${POINTER_USAGE}\n`);
     return 0;

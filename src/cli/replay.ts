@@ -1,39 +1,54 @@
 import { pluginNamed, pluginNames } from "../agents/registry.js";
-import { EXIT, SessionpinError } from "../errors.js";
+import { errnoCode, EXIT, reasonOf, SessionpinError } from "../errors.js";
 import { formatTrace } from "../explain/format.js";
 import { replay, type ReplayResult } from "../replay/replay.js";
 import { FORMATS, openSource, type Format, type Source } from "../replay/sources.js";
 import { choosePlugin, fromEnvironment, userPlugins } from "./options.js";
 import { parseArgs } from "node:util";
 
-const COMMON = `  --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
+const COMMON = `Options:
+  --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
   --format F       auto (default), cast, raw (PTY bytes, e.g. a \`script\` typescript), jsonl
                    (--stream-json / --json output) or agentapi-state (agentapi's saved conversation)
   --width N        terminal width the output was made for (default: the cast's), to rejoin
                    rows the terminal wrapped
-  --plugin FILE    load a user plugin (repeatable)
-  --json           JSON for scripts
+  --plugin FILE    load a user plugin (repeatable)`;
+
+const TAIL = `  -h, --help       show this help
   FILE… or -       recordings to read (- is stdin)`;
+
+const FROM_ENV = "Every option can also come from SESSIONPIN_<OPTION> (--format → SESSIONPIN_FORMAT); the command line wins.";
 
 export const REPLAY_USAGE = `Usage: sessionpin replay [options] FILE…|-
 
 Runs recorded agent output through the same capture pipeline and plugins as \`run\` and prints,
 per file: agent, ID, provisional/confirmed, the rule that took it, line, byte offset and time in
-the recording. Exit 0 when every file gave an ID, 1 when one gave none, 2 on error.
+the recording. A file over 64 MiB shows a progress line on stderr when it is a terminal. Exit 0
+when every file gave an ID, 1 when one gave none, 2 on a usage error or when a file could not be
+read (one line on stderr; the other files are still replayed).
 
 ${COMMON}
+  --json           one JSON object per file
   --jobs N         threads that read one large file at once (default: one per CPU, up to 8,
-                   each with 16 MB or more); used for one agent's JSON rules`;
+                   each with 16 MB or more); used for one agent's JSON rules
+${TAIL}
+
+${FROM_ENV}`;
 
 export const EXPLAIN_USAGE = `Usage: sessionpin explain [options] FILE…|-
 
 Shows, line by line, every line a rule looked at and the outcome: taken (provisional or
 confirmed), or refused and why (grammar mismatch, look-alike field, superseded by a later ID,
-wrong agent, line too long, invalid JSON). --json prints one object per line. Exit codes as replay.
+wrong agent, line too long, invalid JSON). Exit codes as replay.
 
-${COMMON}`;
+${COMMON}
+  --json           one JSON object per event, with its "file"
+  --jobs N         accepted as for replay; explain reads every line, on one thread
+${TAIL}
 
-const OPTIONS = {
+${FROM_ENV}`;
+
+export const REPLAY_OPTIONS = {
   agent: { type: "string" },
   format: { type: "string" },
   width: { type: "string" },
@@ -52,11 +67,11 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   const usage = explain ? EXPLAIN_USAGE : REPLAY_USAGE;
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: [...argv], options: REPLAY_OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
   }
-  const values = fromEnvironment(parsed.values, OPTIONS);
+  const values = fromEnvironment(parsed.values, REPLAY_OPTIONS);
   const files = parsed.positionals;
   if (values.help) {
     process.stdout.write(`${usage}\n`);
@@ -78,24 +93,33 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   const plugins = pluginNames(extra).map((name) => pluginNamed(name, extra)).filter((p) => p !== undefined);
   const color = process.stdout.isTTY === true && !process.env["NO_COLOR"];
   let found = true;
+  let failed = false;
   for (const file of files) {
-    const source = await openSource(file, format);
-    const stop = progress(file, source);
+    let shown: Progress | undefined;
     try {
+      const source = await openSource(file, format);
+      const progress = (shown = new Progress(file, source));
       const result = await replay(source, {
         ...(agent ? { agent } : {}),
         plugins,
         ...(width !== undefined ? { width } : {}),
         ...(jobs !== undefined ? { jobs } : {}),
-        ...(explain ? { trace: (event) => void process.stdout.write(`${values.json ? JSON.stringify({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
+        ...(explain ? { trace: (event) => void progress.out(`${values.json ? JSON.stringify({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
       });
       found &&= result.id !== null;
-      if (!explain || !values.json) process.stdout.write(`${values.json ? JSON.stringify({ file, ...result }) : summary(file, result)}\n`);
+      if (!explain || !values.json) progress.out(`${values.json ? JSON.stringify({ file, ...result }) : summary(file, result)}\n`);
+    } catch (error) {
+      // One file that cannot be read (missing, a folder, not a recording) is one line; the others
+      // are still replayed, and the exit code says that one failed.
+      if (!(error instanceof SessionpinError) && errnoCode(error) === undefined) throw error;
+      shown?.clear();
+      failed = true;
+      process.stderr.write(`${error instanceof SessionpinError ? error.message : `sessionpin: cannot read ${file}: ${reasonOf(error)}`}\n`);
     } finally {
-      stop();
+      shown?.stop();
     }
   }
-  return found ? EXIT.ok : EXIT.failure;
+  return failed ? EXIT.usage : found ? EXIT.ok : EXIT.failure;
 }
 
 function summary(file: string, r: ReplayResult): string {
@@ -104,17 +128,44 @@ function summary(file: string, r: ReplayResult): string {
   return `${file}: ${r.agent} ${r.id} ${r.state} (rule ${r.rule}, ${at}; ${r.format})`;
 }
 
-/** A progress line on stderr for large inputs, when stderr is a terminal. */
-function progress(file: string, source: Source): () => void {
-  const size = source.size;
-  if (!process.stderr.isTTY || size === undefined || size < PROGRESS_FROM_BYTES) return () => undefined;
-  const show = (): void => {
-    const done = source.bytesRead();
-    process.stderr.write(`\r${file}: ${Math.floor((done / size) * 100)}% (${(done / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB)`);
-  };
-  const timer = setInterval(show, 500);
-  return () => {
-    clearInterval(timer);
-    process.stderr.write("\r\x1b[K");
-  };
+/**
+ * A progress line on stderr for large inputs, when stderr is a terminal: shown at once, updated
+ * twice a second, and taken off the screen before anything goes to stdout, which is often the
+ * same terminal; written over, the result line once ran on from the end of "42% (…)".
+ */
+class Progress {
+  readonly #timer: NodeJS.Timeout | undefined;
+  #shown = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly source: Source,
+  ) {
+    const size = source.size;
+    if (!process.stderr.isTTY || size === undefined || size < PROGRESS_FROM_BYTES) return;
+    this.#show(size);
+    this.#timer = setInterval(() => this.#show(size), 500);
+  }
+
+  /** Writes `text` to stdout, the progress line out of its way. */
+  out(text: string): void {
+    this.clear();
+    process.stdout.write(text);
+  }
+
+  clear(): void {
+    if (this.#shown) process.stderr.write("\r\x1b[K");
+    this.#shown = false;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.clear();
+  }
+
+  #show(size: number): void {
+    const done = this.source.bytesRead();
+    process.stderr.write(`\r\x1b[K${this.file}: ${Math.floor((done / size) * 100)}% (${(done / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB)`);
+    this.#shown = true;
+  }
 }

@@ -47,7 +47,7 @@ with no --resume-prompt the agent is not started, and run exits 4.
                             flag (--restore-chat-history) when their history file exists
   -h, --help                show this help`;
 
-const RUN_OPTIONS = {
+export const RUN_OPTIONS = {
   ...AGENT_OPTIONS,
   log: { type: "string" },
   "fallback-window": { type: "string" },

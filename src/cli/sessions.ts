@@ -13,11 +13,13 @@ Lists every session pinned under the state folder ($XDG_STATE_HOME/sessionpin, e
 last ended, and how many messages it had. Pointers named with --pointer or kept beside agentapi's
 state file live elsewhere and are not listed.
 
+  -h, --help  show this help
   --json   one JSON array: [{"key":…|null,"agent","cwd","id","state","capturedAt",
            "lastRunAt":…|null,"messages":N,"pointer":PATH}]; an unreadable pointer has
-           "state":"unreadable" and "reason"`;
+           "state":"unreadable" and "reason"
+  (also SESSIONPIN_JSON=1)`;
 
-const OPTIONS = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+export const SESSIONS_OPTIONS = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
 
 // `<cwd hash>.json` or `<cwd hash>-<key hash>.json`; set-aside copies carry a label and a time.
 const POINTER_NAME = /^[0-9a-f]{16}(?:-[0-9a-f]{16})?\.json$/;
@@ -36,7 +38,7 @@ interface Row {
 }
 
 export async function sessionsCommand(argv: readonly string[]): Promise<number> {
-  const values = parseOptions(argv, OPTIONS, SESSIONS_USAGE);
+  const values = parseOptions(argv, SESSIONS_OPTIONS, SESSIONS_USAGE);
   if (values.help) {
     process.stdout.write(`${SESSIONS_USAGE}\n`);
     return 0;

@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { constants, existsSync, readFileSync, statSync } from "node:fs";
-import { access, open, stat, unlink } from "node:fs/promises";
+import { access, lstat, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import stripAnsi from "strip-ansi";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { resolveExecutable } from "../pty/which.js";
-import { errnoCode, messageOf } from "../errors.js";
+import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder } from "../pointer/holder.js";
 import { readPointer } from "../pointer/store.js";
 import { decide } from "../resume/plan.js";
@@ -100,7 +101,8 @@ function firstLine(file: string, args: readonly string[], env: NodeJS.ProcessEnv
     const finish = (): void => {
       if (ended === undefined) return;
       const { code, signal } = ended;
-      const line = out.split(/\r?\n/).map((l) => l.trim()).find(Boolean)?.slice(0, 160);
+      // Some CLIs colour their version even into a pipe: the table and --json get the text only.
+      const line = stripAnsi(out).split(/\r?\n/).map((l) => l.trim()).find(Boolean)?.slice(0, 160);
       if (code === 0 && line !== undefined) resolve({ line });
       else resolve({ error: code === 0 ? "printed nothing" : `exited ${code ?? signal}${line ? `: ${line}` : ""}` });
     };
@@ -134,17 +136,18 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
       await unlink(probe);
       return { name: "pointer-dir", status: "ok", detail: `${dir}: writable`, data };
     } catch (error) {
-      return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot create a file (${codeOf(error)}): run would start the agent unpinned`, data };
+      return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot create a file (${reasonOf(error)}): run would start the agent unpinned`, data };
     }
   }
   // sessionpin creates the missing folders (0700): the nearest existing one must let it.
   let parent = dirname(dir);
   while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  if (!statSync(parent).isDirectory()) return { name: "pointer-dir", status: "fail", detail: `${dir}: cannot be created, ${parent} is not a folder`, data };
   try {
     await access(parent, constants.W_OK | constants.X_OK);
     return { name: "pointer-dir", status: "ok", detail: `${dir}: not there yet; created on the first pin (${parent} is writable)`, data };
   } catch (error) {
-    return { name: "pointer-dir", status: "fail", detail: `${dir}: missing, and ${parent} is not writable (${codeOf(error)})`, data };
+    return { name: "pointer-dir", status: "fail", detail: `${dir}: missing, and ${parent} is not writable (${reasonOf(error)})`, data };
   }
 }
 
@@ -244,8 +247,13 @@ export function agentapiTypeCheck(env: NodeJS.ProcessEnv, processes: readonly Pr
 export async function locationChecks(logPath: string | undefined, pluginFolder: string, pluginCount: number): Promise<Check[]> {
   const checks: Check[] = [];
   if (logPath !== undefined) {
-    const size = await stat(logPath).then((s) => s.size, () => undefined);
-    checks.push({ name: "log", status: "info", detail: `${logPath}${size === undefined ? " (none yet)" : ` (${size} bytes)`}`, data: { path: logPath, exists: size !== undefined } });
+    const found = await lstat(logPath).catch(() => undefined);
+    if (found !== undefined && !found.isFile()) {
+      const what = found.isSymbolicLink() ? "a symbolic link" : "not a regular file";
+      checks.push({ name: "log", status: "warn", detail: `${logPath} is ${what}: sessionpin will not write its log there`, data: { path: logPath, exists: true } });
+    } else {
+      checks.push({ name: "log", status: "info", detail: `${logPath}${found === undefined ? " (none yet)" : ` (${found.size} bytes)`}`, data: { path: logPath, exists: found !== undefined } });
+    }
   }
   checks.push({ name: "recordings", status: "info", detail: "only where `run --record FILE.cast` and `run --trace FILE` say; none by default" });
   checks.push({ name: "plugins-dir", status: "info", detail: `${pluginFolder} (${pluginCount} user plugin file(s) loaded)`, data: { path: pluginFolder } });
@@ -254,8 +262,4 @@ export async function locationChecks(logPath: string | undefined, pluginFolder: 
 
 function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function codeOf(error: unknown): string {
-  return errnoCode(error) ?? messageOf(error);
 }

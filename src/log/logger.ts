@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -11,7 +11,11 @@ export interface Logger {
   close(): void;
 }
 
-/** Appends timestamped lines to `path` (0600, folder 0700). A log that cannot be written is dropped silently. */
+/**
+ * Appends timestamped lines to `path` (0600, folder 0700). A log that cannot be written is dropped
+ * silently, and so is one that is a symbolic link or not a regular file: like the pointer files,
+ * the log is never written through a link someone else put there.
+ */
 export function fileLogger(path: string, now: () => Date = () => new Date()): Logger {
   let fd: number | undefined;
   let broken = false;
@@ -20,7 +24,7 @@ export function fileLogger(path: string, now: () => Date = () => new Date()): Lo
     try {
       if (fd === undefined) {
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-        fd = openSync(path, "a", 0o600);
+        fd = openLog(path);
       }
       writeSync(fd, `${now().toISOString()} ${level} sessionpin[${process.pid}] ${message}\n`);
     } catch {
@@ -36,4 +40,13 @@ export function fileLogger(path: string, now: () => Date = () => new Date()): Lo
       fd = undefined;
     },
   };
+}
+
+// O_NOFOLLOW rather than lstat-then-open: no window in which to swap the file for a link.
+// O_NONBLOCK: a FIFO with no reader fails at once instead of holding the agent's start.
+function openLog(path: string): number {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  throw new Error(`${path} is not a regular file`);
 }

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { link, mkdir, open, readdir, rename, rm, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { z } from "zod";
-import { errnoCode, messageOf, SessionpinError } from "../errors.js";
+import { errnoCode, messageOf, reasonOf, SessionpinError } from "../errors.js";
 import { tempPathFor, tempWriter } from "./atomic.js";
 import { isAlive } from "./holder.js";
 import type { Pointer } from "./schema.js";
@@ -31,7 +31,7 @@ export async function readPointer(path: string): Promise<PointerRead> {
     const code = errnoCode(err);
     if (code === "ENOENT") return { kind: "missing" };
     if (code === "ELOOP") return { kind: "invalid", reason: "is a symbolic link" };
-    return { kind: "invalid", reason: `cannot read: ${messageOf(err)}` };
+    return { kind: "invalid", reason: `cannot read: ${reasonOf(err)}` };
   }
   let json: unknown;
   try {

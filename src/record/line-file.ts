@@ -1,5 +1,6 @@
 import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { reasonOf } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { tempPathFor } from "../pointer/atomic.js";
 
@@ -27,29 +28,37 @@ export class LineFile {
    */
   static open(path: string, log: Logger, first?: unknown): LineFile | undefined {
     const temp = tempPathFor(path);
+    let fd: number | undefined;
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
       if (first === undefined) return new LineFile(openSync(path, flags, 0o600), path, log);
-      const fd = openSync(temp, flags | constants.O_EXCL, 0o600);
+      fd = openSync(temp, flags | constants.O_EXCL, 0o600);
       writeSync(fd, `${JSON.stringify(first)}\n`);
       renameSync(temp, path);
       return new LineFile(fd, path, log);
     } catch (error) {
-      rmSync(temp, { force: true });
-      log.warn(`cannot write ${path}: ${String(error)}`);
+      // Only a temp file this call created is removed: with a file where the folder should be,
+      // even looking for one fails (ENOTDIR), and that once crashed run before the agent started.
+      if (fd !== undefined) {
+        closeSync(fd);
+        rmSync(temp, { force: true });
+      }
+      unusable(path, log, error);
       return undefined;
     }
   }
 
   /** Opens an existing `path` to add lines at its end (`lead` first, to end a cut last line). */
   static append(path: string, log: Logger, lead: string): LineFile | undefined {
+    let fd: number | undefined;
     try {
-      const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
       if (lead !== "") writeSync(fd, lead);
       return new LineFile(fd, path, log);
     } catch (error) {
-      log.warn(`cannot write ${path}: ${String(error)}`);
+      if (fd !== undefined) closeSync(fd);
+      unusable(path, log, error);
       return undefined;
     }
   }
@@ -59,7 +68,7 @@ export class LineFile {
     try {
       writeSync(this.#fd, `${JSON.stringify(value)}\n`);
     } catch (error) {
-      this.log.warn(`writing ${this.path} stopped: ${String(error)}`);
+      this.log.warn(`writing ${this.path} stopped: ${reasonOf(error)}`);
       this.close();
     }
   }
@@ -73,4 +82,15 @@ export class LineFile {
     }
     this.#fd = undefined;
   }
+}
+
+/**
+ * A recording or trace that cannot be opened, which happens before the agent starts: one line on
+ * stderr (as for an unusable pointer folder: nobody reads a log they do not know to look at) and
+ * in the log. The agent runs all the same; only this file is missing.
+ */
+function unusable(path: string, log: Logger, error: unknown): void {
+  const reason = reasonOf(error);
+  process.stderr.write(`sessionpin: cannot write ${path} (${reason}): running the agent without it\n`);
+  log.warn(`cannot write ${path}: ${reason}; running the agent without it`);
 }

@@ -2,7 +2,7 @@ import { closeSync, createReadStream, openSync, readSync, statSync } from "node:
 import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
 import { z } from "zod";
-import { SessionpinError } from "../errors.js";
+import { reasonOf, SessionpinError } from "../errors.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 
@@ -122,7 +122,7 @@ async function firstChunk(stream: PassThrough, path: string): Promise<Buffer> {
     };
     const onEnd = (): void => done();
     const onError = (error: NodeJS.ErrnoException): void =>
-      reject(new SessionpinError("usage", `sessionpin: ${path}: ${error.code ?? error.message}`, { cause: error }));
+      reject(new SessionpinError("usage", `sessionpin: cannot read ${path}: ${reasonOf(error)}`, { cause: error }));
     stream.on("readable", onReadable);
     stream.on("end", onEnd);
     stream.on("error", onError);

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import type { Clock } from "../clock.js";
-import { SessionpinError } from "../errors.js";
+import { reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { acquireLock, type LockResult, type PointerLock } from "../pointer/lock.js";
 import { driverLockPath } from "../pointer/path.js";
@@ -34,7 +34,7 @@ export async function lockPointer(pointerPath: string, o: Waiting): Promise<Lock
     return await waitForLock(pointerPath, pointerPath, o);
   } catch (error) {
     // Said on stderr, before the agent starts: the log beside the pointer is likely unwritable too.
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const reason = reasonOf(error);
     process.stderr.write(`sessionpin: cannot use ${pointerPath} (${reason}): running the agent without pinning its session\n`);
     o.log.warn(`cannot lock ${pointerPath}: ${String(error)}; running unpinned`);
     return undefined;

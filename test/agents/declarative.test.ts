@@ -72,7 +72,7 @@ describe("loadUserPlugins", () => {
       ["good", join(folder, "good.json")],
     ]);
     expect(loaded.problems).toEqual([
-      `plugin ${join(dir, "missing.json")}: ENOENT`,
+      `plugin ${join(dir, "missing.json")}: no such file or folder`,
       expect.stringMatching(new RegExp(`^plugin ${join(folder, "bad.json")}: field name: lowercase`)),
       expect.stringMatching(new RegExp(`^plugin ${join(folder, "bad.json")}: field \\(top level\\): .*extra`)),
       expect.stringMatching(new RegExp(`^plugin ${join(folder, "notjson.json")}: not JSON: `)),

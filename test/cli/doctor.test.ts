@@ -4,9 +4,9 @@
  * agentapi --type warnings, from the environment and from a running `agentapi server` process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { doctor, doctorCommand } from "../../src/cli/doctor.js";
 import { agentapiServers } from "../../src/doctor/agentapi.js";
@@ -98,6 +98,21 @@ describe("sessionpin doctor", () => {
     expect(check(report, "plugins-dir")?.detail).toContain(join(dir, "config", "sessionpin", "plugins"));
   });
 
+  it("names the file in the way when the pointer's folder cannot be created", async () => {
+    writeFileSync(join(work, "a-file"), "");
+    const { code, report } = await json(["--pointer", join(work, "a-file", "sub", "p.json"), "--", "claude"]);
+    expect(code).toBe(1);
+    expect(check(report, "pointer-dir")).toMatchObject({ status: "fail", detail: `${join(work, "a-file", "sub")}: cannot be created, ${join(work, "a-file")} is not a folder` });
+  });
+
+  it("warns when the log is a symbolic link, which run does not write through", async () => {
+    const pointer = join(work, "state", "p.json");
+    mkdirSync(dirname(pointer));
+    symlinkSync(join(dir, "elsewhere.log"), join(work, "state", "p.log"));
+    const { report } = await json(["--pointer", pointer, "--", "claude"]);
+    expect(check(report, "log")).toMatchObject({ status: "warn", detail: `${join(work, "state", "p.log")} is a symbolic link: sessionpin will not write its log there` });
+  });
+
   it("prints a table for people, without colors when stdout is no terminal or NO_COLOR is set", async () => {
     expect(await doctorCommand(["--", "claude"])).toBe(0);
     const lines = stdout.split("\n");
@@ -122,6 +137,12 @@ describe("sessionpin doctor", () => {
     expect(report.ok).toBe(false);
     expect(check(report, "agent")).toMatchObject({ status: "fail", detail: "codex: command not found" });
     expect(check(report, "agent-version")).toBeUndefined();
+  });
+
+  it("shows the agent's --version without its escape codes", async () => {
+    executable("claude", '#!/bin/sh\nprintf "\\033[1m\\033[38;5;208m2.1.197\\033[0m (Claude Code)\\033]8;;https://claude.ai\\007\\033]8;;\\007\\n"\n');
+    const { report } = await json(["--", "claude"]);
+    expect(check(report, "agent-version")).toMatchObject({ status: "ok", detail: "2.1.197 (Claude Code)", data: { version: "2.1.197 (Claude Code)" } });
   });
 
   it("warns when --version fails or hangs, without failing", async () => {

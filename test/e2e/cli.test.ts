@@ -57,6 +57,29 @@ describe("agent resolution, as a shell does it", () => {
   });
 });
 
+describe("errors name what failed, the path, and why in words", () => {
+  it("an unreadable --prompt-file: exit 2, one line with the flag, the path and the reason, not a bare errno code", () => {
+    const sb = cleanup.sandbox();
+    const missing = join(sb.dir, "no-prompt.txt");
+    for (const command of ["run", "plan"]) {
+      const result = cli(sb, [command, "--pointer", sb.pointer, "--prompt-file", missing, "--", "amp"]);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toBe(`sessionpin: --prompt-file ${missing}: no such file or folder\n`);
+    }
+    const folder = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt-file", sb.dir, "--", "amp"]);
+    expect(folder.stderr).toBe(`sessionpin: --prompt-file ${sb.dir}: is a folder\n`);
+  });
+
+  it("an unreadable --plugin file: the file and the reason, then the rest", () => {
+    const sb = cleanup.sandbox();
+    const missing = join(sb.dir, "gone.json");
+    const result = cli(sb, ["plugins", "--plugin", missing]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(`sessionpin: plugin ${missing}: no such file or folder (skipped)\n`);
+    expect(result.stdout).toContain("amp (amp; built-in)");
+  });
+});
+
 describe("usage", () => {
   it("exits 2 with the usage on stderr for an unknown flag of run", () => {
     const sb = cleanup.sandbox();

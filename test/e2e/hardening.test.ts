@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -65,6 +65,21 @@ describe("bad pointers", () => {
     expect(sb.readPointer()["agent"]).toBe("amp");
   });
 
+  it("does not follow a symlinked log: its target is untouched, and the agent still runs and pins", async () => {
+    const sb = cleanup.sandbox();
+    const decoy = join(sb.dir, "decoy");
+    writeFileSync(decoy, "precious\n");
+    mkdirSync(join(sb.dir, "state"), { recursive: true });
+    symlinkSync(decoy, sb.log);
+    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["amp"])));
+    await driver.waitFor(/new thread/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(readFileSync(decoy, "utf8")).toBe("precious\n");
+    expect(lstatSync(sb.log).isSymbolicLink()).toBe(true);
+    expect(sb.readPointer()["agent"]).toBe("amp");
+  });
+
   it("runs the agent unpinned when the lock path is a symlink or the pointer folder is unusable, exit code intact", async () => {
     const sb = cleanup.sandbox();
     const decoy = join(sb.dir, "decoy");
@@ -75,7 +90,8 @@ describe("bad pointers", () => {
     await linked.waitFor(/new thread/, WAIT_MS);
     linked.sendMessage("/exit 4");
     expect((await exitOf(linked)).exitCode).toBe(4);
-    expect(linked.text).toMatch(/^sessionpin: cannot use .*pointer\.json \(.*\): running the agent without pinning its session/);
+    // The reason in words, not the internal error code ("pointer-invalid") it once showed.
+    expect(linked.text).toMatch(/^sessionpin: cannot use .*pointer\.json \(lock file .*pointer\.json\.lock is a symbolic link; .*\): running the agent without pinning its session/);
     expect(readFileSync(decoy, "utf8")).toBe("precious\n");
 
     const notAFolder = join(sb.dir, "a-file");
@@ -84,8 +100,9 @@ describe("bad pointers", () => {
     await blocked.waitFor(/new thread/, WAIT_MS);
     blocked.sendMessage("/exit 5");
     expect((await exitOf(blocked)).exitCode).toBe(5);
-    // A file where a folder should be: mkdir says EEXIST or ENOTDIR, depending on the depth.
-    expect(blocked.text).toMatch(/cannot use .*a-file\/pointer\.json \((EEXIST|ENOTDIR)\)/);
+    // A file where a folder should be: mkdir says EEXIST or ENOTDIR, depending on the depth; the
+    // line names the file in the way.
+    expect(blocked.text).toMatch(/cannot use .*a-file\/pointer\.json \(.*a-file is not a folder\)/);
   });
 });
 

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
-import { Cleanup, exitOf } from "./support.js";
+import { Cleanup, cli, exitOf } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -93,6 +93,27 @@ describe("--record across restarts", () => {
     expect(sb.readLog()).toContain("is not an asciicast v2 recording: not recording over it");
     const bad = await exec(process.execPath, [CLI, "run", "--record-mode", "sometimes", "--", "amp"], { cwd: sb.dir, env: sb.env }).catch((error: { code: number; stderr: string }) => error);
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--record-mode sometimes: expected append, overwrite, refuse") as unknown });
+  });
+});
+
+describe("a recording or trace that cannot be written", () => {
+  it("into a folder that is a file: the agent still runs and pins, one line each on stderr and in the log", () => {
+    const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d" });
+    const blocker = join(sb.dir, "a-file");
+    writeFileSync(blocker, "");
+    const cast = join(blocker, "run.cast");
+    const trace = join(blocker, "trace.jsonl");
+    const result = cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--trace", trace, "--prompt", "list the files", "--", "amp", "-x", "--stream-json"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d");
+    expect(sb.readPointer()).toMatchObject({ id: "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d", state: "confirmed" });
+    expect(result.stderr).toBe([
+      `sessionpin: cannot write ${cast} (${blocker} is not a folder): running the agent without it`,
+      `sessionpin: cannot write ${trace} (${blocker} is not a folder): running the agent without it`,
+      "",
+    ].join("\n"));
+    expect(sb.readLog()).toContain(`cannot write ${cast}: ${blocker} is not a folder; running the agent without it`);
+    expect(readFileSync(blocker, "utf8")).toBe("");
   });
 });
 

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { PtyDriver } from "../../src/demo/driver.js";
 import { seeded } from "../helpers/random.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
 import { transcript } from "../helpers/transcript.js";
@@ -74,6 +75,41 @@ describe("replay", () => {
     expect((await cli(["replay", "--jobs", "0", "x"])).code).toBe(2);
   });
 
+  it("replays every other file when one cannot be read: one line names it, exit 2", async () => {
+    const missing = join(temp(), "missing.cast");
+    const files = [join(FIXTURES, "amp/stream-basic/input.jsonl"), missing, dir, join(FIXTURES, "amp/lookalikes/input.jsonl")];
+    for (const command of ["replay", "explain"]) {
+      const done = await exec(process.execPath, [CLI, command, "--json", ...files]).then(() => undefined, (e: { code: number; stdout: string; stderr: string }) => e);
+      expect(done?.code).toBe(2);
+      expect(done?.stderr).toBe(`sessionpin: cannot read ${missing}: no such file or folder\nsessionpin: cannot read ${dir}: is a folder\n`);
+      const lines = done?.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) ?? [];
+      expect([...new Set(lines.map((l) => l["file"]))]).toEqual([files[0], files[3]]);
+    }
+    const results = (await cli(["replay", "--json", ...files])).json;
+    expect(results.map((r) => [r["file"], r["id"]])).toEqual([[files[0], expected("amp/stream-basic")["id"]], [files[3], expected("amp/lookalikes")["id"]]]);
+  });
+
+  it("takes its progress line off the terminal before the result line, which starts a clean row", async () => {
+    // Over the 64 MiB from which a progress line shows; no --agent, so every plugin reads it: slow
+    // enough (about a second here) for the progress line to be on the screen when the result comes.
+    const big = join(temp(), "big.jsonl");
+    const id = "T-019f4d5e-6f70-7a8b-9c0d-1e2f3a4b5c6d";
+    const block = Buffer.from(`${JSON.stringify({ type: "assistant", session_id: id, message: { text: "step ".repeat(40) } })}\n\x1b[1;32m  building\x1b[0m module\x1b[2K\r progress\n`.repeat(200));
+    const fd = openSync(big, "w");
+    for (let written = 0; written < 70e6; written += block.length) writeSync(fd, block);
+    writeSync(fd, `${JSON.stringify({ type: "result", subtype: "success", session_id: id })}\n`);
+    closeSync(fd);
+    const driver = new PtyDriver([process.execPath, CLI, "replay", big], { cols: 300, rows: 24 });
+    expect((await driver.exited).exitCode).toBe(0);
+    const screen = driver.output.toString("utf8");
+    const rows = screenRows(screen);
+    const result = rows.find((row) => row.includes(id));
+    expect(result).toMatch(new RegExp(`^${big}: amp ${id} confirmed \\(rule result, `));
+    // Nothing of the progress line is left, and it was shown.
+    expect(rows.filter((row) => row.includes("%"))).toEqual([]);
+    expect(screen).toMatch(/big\.jsonl: \d+% \(\d+ of 70 MB\)/);
+  }, 60_000);
+
   it("reads a file with worker threads (--jobs) and reports what one thread reads", async () => {
     const random = seeded(5);
     const files = [0, 1, 2].map((i) => {
@@ -128,6 +164,23 @@ describe("explain", () => {
     expect(lines[0]).toMatch(/^L1 b0 +taken +amp\/system-init +provisional +T-[0-9a-f-]{36} +│ \{"type":"system"/);
   });
 });
+
+/** What a terminal shows of `text`, row by row: CR returns to column 0, ESC[K erases to the end. */
+function screenRows(text: string): string[] {
+  return text.split("\n").map((raw) => {
+    let row = "";
+    let column = 0;
+    for (const part of raw.split(/(\r|\x1b\[K)/)) {
+      if (part === "\r") column = 0;
+      else if (part === "\x1b[K") row = row.slice(0, column);
+      else {
+        row = row.slice(0, column) + part + row.slice(column + part.length);
+        column += part.length;
+      }
+    }
+    return row;
+  });
+}
 
 function pick(e: Record<string, unknown>): Record<string, unknown> {
   return { id: e["id"], state: e["state"], rule: e["rule"] };

@@ -74,8 +74,9 @@ describe("replay sources", () => {
     expect(ticks).toBeGreaterThan(0);
   });
 
-  it("reports an unreadable file as a usage error naming it", async () => {
+  it("reports an unreadable file as a usage error naming it and saying why in words", async () => {
     const path = join(temp(), "missing.raw");
-    await expect(openSource(path, "auto")).rejects.toThrow(/missing\.raw: ENOENT/);
+    await expect(openSource(path, "auto")).rejects.toThrow(/^sessionpin: cannot read \S*missing\.raw: no such file or folder$/);
+    await expect(openSource(dir, "auto")).rejects.toThrow(`sessionpin: cannot read ${dir}: is a folder`);
   });
 });

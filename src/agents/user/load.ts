@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentPlugin } from "../types.js";
+import { errnoCode, messageOf, reasonOf } from "../../errors.js";
 
 export interface UserPlugin {
   readonly plugin: AgentPlugin;
@@ -50,7 +51,7 @@ function loadOne(file: string, parsePlugin: (json: unknown) => { plugin: AgentPl
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? `not JSON: ${(error as Error).message}`;
+    const reason = errnoCode(error) !== undefined ? reasonOf(error) : `not JSON: ${messageOf(error)}`;
     return { problem: [`plugin ${file}: ${reason}`] };
   }
   const parsed = parsePlugin(json);

@@ -1,0 +1,52 @@
+/**
+ * Each command's --help, as the built CLI prints it, names every option the command's parser
+ * accepts, and README's synopsis of the command names them too: help texts once lagged the code
+ * (replay without --plugin in README, explain without --jobs, no -h/--help in several).
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEMO_OPTIONS } from "../../src/cli/demo.js";
+import { DOCTOR_OPTIONS } from "../../src/cli/doctor.js";
+import { PLUGINS_OPTIONS } from "../../src/cli/plugins.js";
+import { POINTER_OPTIONS } from "../../src/cli/pointer.js";
+import { AGENT_OPTIONS } from "../../src/cli/options.js";
+import { REPLAY_OPTIONS } from "../../src/cli/replay.js";
+import { RUN_OPTIONS } from "../../src/cli/run.js";
+import { SESSIONS_OPTIONS } from "../../src/cli/sessions.js";
+import { CLI, ROOT } from "../helpers/sandbox.js";
+
+type Options = Readonly<Record<string, { readonly type: string; readonly short?: string }>>;
+
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+
+// The README line that gives each command's synopsis (explain's says "same inputs and options").
+const commands: ReadonlyArray<{ name: string; options: Options; synopsis?: RegExp }> = [
+  { name: "replay", options: REPLAY_OPTIONS, synopsis: /^- `replay \[.*$/m },
+  { name: "explain", options: REPLAY_OPTIONS },
+  { name: "doctor", options: DOCTOR_OPTIONS, synopsis: /^## `sessionpin doctor .*$/m },
+  { name: "pointer", options: POINTER_OPTIONS, synopsis: /^## `sessionpin pointer .*$/m },
+  { name: "plugins", options: PLUGINS_OPTIONS, synopsis: /`sessionpin plugins \[[^`]*`/ },
+  { name: "demo", options: DEMO_OPTIONS, synopsis: /`sessionpin demo \[[^`]*`/ },
+  { name: "run", options: RUN_OPTIONS },
+  { name: "plan", options: AGENT_OPTIONS },
+  { name: "sessions", options: SESSIONS_OPTIONS },
+];
+
+describe("--help", () => {
+  for (const { name, options, synopsis } of commands) {
+    it(`${name}: the help and README name every option the code accepts`, () => {
+      const help = execFileSync(process.execPath, [CLI, name, "--help"], { encoding: "utf8" });
+      expect(help).toMatch(new RegExp(`^Usage: sessionpin ${name} `));
+      for (const [option, spec] of Object.entries(options)) {
+        expect(help, `--${option} in ${name} --help`).toMatch(new RegExp(`(^|[\\s\\[(|])--${option}\\b`));
+        if (spec.short !== undefined) expect(help, `-${spec.short} in ${name} --help`).toMatch(new RegExp(`\\s-${spec.short}\\b`));
+        if (synopsis === undefined || option === "help") continue;
+        expect(README.match(synopsis)?.[0], `--${option} in README's ${name} synopsis`).toContain(`--${option}`);
+      }
+      // Every flag may come from SESSIONPIN_<FLAG>: each help says so.
+      expect(help).toMatch(/SESSIONPIN_[A-Z]+/);
+    });
+  }
+});
