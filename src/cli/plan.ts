@@ -19,7 +19,7 @@ stands for it, and "ifUpfrontFails" is launched when it fails. Exit 0; 3 when ru
 pointer (mode "refused", as run exits 3).
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --key NAME, --prompt TEXT, --prompt-file PATH,
---resume-prompt TEXT, -h, --help (as for run; each also from SESSIONPIN_<OPTION>)`;
+--resume-prompt TEXT, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY)`;
 
 /** Stands for the ID an up-front step prints, in the launch argv `plan` shows. */
 const UPFRONT_ID = "{id}";
