@@ -124,6 +124,7 @@ export const auggie: AgentPlugin = {
   store: {
     rule: "session-file",
     where: (context) => [{ dir: sessionsDir(context), depth: 0 }],
+    movedBy: ["--augment-cache-dir"],
     name: new RegExp(`^(?<id>${UUID})\\.json$`),
     wholeId: true,
     // One folder for every workspace. 0.36.0 writes the file pretty-printed: `sessionId`,

@@ -135,6 +135,8 @@ export const codex: AgentPlugin = {
       const root = sessionsRoot(context);
       return [now, new Date(now.getTime() - 86_400_000)].map((day) => ({ dir: dayFolder(root, day), depth: 0 }));
     },
+    // A session of any age, before a warm start: every YYYY/MM/DD folder.
+    everywhere: (context) => [{ dir: sessionsRoot(context), depth: 3 }],
     name: new RegExp(`^rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-(?<id>${UUID})\\.jsonl$`),
     wholeId: true,
     // Line 1 is `{"type":"session_meta","payload":{"id":…,"cwd":…,"source":"cli"|"exec"|…}}`; a

@@ -109,6 +109,7 @@ export const copilot: AgentPlugin = {
   store: {
     rule: "session-state",
     where: (context) => [{ dir: join(context.env["COPILOT_HOME"] ?? join(context.home, ".copilot"), "session-state"), depth: 0 }],
+    movedBy: ["--config-dir"],
     name: new RegExp(`^(?<id>${UUID})$`),
     wholeId: true,
     inner: "events.jsonl",

@@ -73,6 +73,7 @@ export function familyStore(dot: string): SessionStore {
   return {
     rule: "session-file",
     where: (context) => [{ dir: familySessionDir(dot, context), depth: 0 }],
+    movedBy: ["--session-dir"],
     name: new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z_(?<id>${SESSION_ID})\\.jsonl$`),
     wholeId: true,
     belongs(head, context) {

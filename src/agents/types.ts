@@ -46,6 +46,16 @@ export interface SessionStore {
   readonly rule: string;
   /** The folders to search, each with how many folder levels below it to look. */
   where(context: RunContext, now: Date): ReadonlyArray<{ readonly dir: string; readonly depth: number }>;
+  /**
+   * Where a session of any age may be, when that is more than `where` watches (Codex files
+   * rollouts by day): the check before a warm start looks there. Defaults to `where`.
+   */
+  everywhere?(context: RunContext): ReadonlyArray<{ readonly dir: string; readonly depth: number }>;
+  /**
+   * The agent's own options that move its store somewhere `where` does not look (pi's
+   * `--session-dir`, Copilot's `--config-dir`): with one of them, no session is called gone.
+   */
+  readonly movedBy?: readonly string[];
   /** A session's file or folder name; group `id` holds its ID (or, see `wholeId`, a prefix). */
   readonly name: RegExp;
   /** False when names hold only a prefix of the ID (Gemini keeps 8 characters): confirm only. */

@@ -89,7 +89,7 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   } else if (target !== undefined || values.pointer !== undefined || c.env["SESSIONPIN_POINTER"]) {
     pointer = pointerPathFor(values.pointer, target === undefined ? "" : agentName(target.plugin, target.executable), c.env, c.cwd, values.key);
     const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
-    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, c.cwd, explicit), await lockCheck(pointer));
+    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, { home: c.env["HOME"] ?? homedir(), cwd: c.cwd, env: c.env }, explicit), await lockCheck(pointer));
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }

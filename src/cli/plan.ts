@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readPointer } from "../pointer/store.js";
+import { homedir } from "node:os";
+import { readStartInputs } from "../resume/inputs.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
@@ -11,7 +12,7 @@ Runs nothing. Prints what \`sessionpin run\` would do, as one JSON object, decid
 {"mode":"cold"|"warm"|"unpinned"|"repeat"|"refused","agent":…,"pointer":…,"key":…?,"id":…|null,
  "reason":…,"argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
  "deliver":{"what":"task"|"follow-up"|"resume-prompt","via":"pty"|"argv"|"none","sha256":…}|null,
- "chosen":…?,"setsAside":…?}
+ "chosen":…?,"setsAside":"unused"|"corrupt"|"gone"?}
 "repeat": a one-shot run whose message the session already had, and no --resume-prompt: run starts
 nothing and exits 4 ("argv" is null).
 With an up-front step (Amp's \`threads new\`), the launch resumes the ID it prints: "{id}" in argv
@@ -43,10 +44,11 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const pointer = pointerPathFor(values.pointer, plugin.name, env, cwd, values.key);
   const prompt = readPrompt(values);
   const why = whyUnpinned(plugin, executable, args);
-  const decision = why !== undefined
-    ? unpinnedPlan(plugin, args, prompt, why, false)
-    : decide(plugin, args, await readPointer(pointer), {
-      cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUUID, pointerPath: pointer,
+  const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: env["HOME"] ?? homedir(), cwd, env }, new Date()) : undefined;
+  const decision = inputs === undefined
+    ? unpinnedPlan(plugin, args, prompt, why ?? "", false)
+    : decide(plugin, args, inputs.read, {
+      cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUUID, pointerPath: pointer, gone: inputs.gone,
       explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).

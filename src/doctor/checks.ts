@@ -5,11 +5,12 @@ import { access, lstat, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import stripAnsi from "strip-ansi";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
-import type { AgentPlugin } from "../agents/types.js";
+import type { AgentPlugin, RunContext } from "../agents/types.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder } from "../pointer/holder.js";
 import { readPointer } from "../pointer/store.js";
+import { readStartInputs } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
 
@@ -155,8 +156,9 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
  * What the next `run` would do with the pointer it finds, decided by run's own code. `explicit`:
  * named by --pointer or SESSIONPIN_POINTER, where run refuses another agent's or folder's pointer.
  */
-export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, cwd: string, explicit: boolean): Promise<Check> {
-  const read = await readPointer(pointerPath);
+export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, context: RunContext, explicit: boolean): Promise<Check> {
+  const { cwd } = context;
+  const { read, gone } = plugin === undefined ? { read: await readPointer(pointerPath), gone: undefined } : await readStartInputs(pointerPath, plugin, [], context, new Date());
   const data = { path: pointerPath, kind: read.kind };
   const p = read.kind === "ok" ? read.pointer : undefined;
   const facts = p === undefined ? data : { ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule };
@@ -164,7 +166,7 @@ export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | un
     ? `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule}, captured ${p.capturedAt})`
     : read.kind === "missing" ? `none at ${pointerPath}` : pointerPath;
   if (plugin === undefined) return { name: "pointer", status: "info", detail: `${what}: no plugin, so run neither resumes nor replaces it`, data: facts };
-  const decision = decide(plugin, [], read, { cwd, prompt: undefined, fresh: () => "", pointerPath, explicitPointer: explicit });
+  const decision = decide(plugin, [], read, { cwd, prompt: undefined, fresh: () => "", pointerPath, explicitPointer: explicit, gone });
   switch (decision.mode) {
     case "refused":
       return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${decision.reason}`, data: facts };

@@ -45,7 +45,7 @@ export interface StartPlan {
   /** The ID a cold start gives the new session in its argv (`--session-id`), if the agent allows. */
   readonly chosen?: string;
   /** A cold start moves the pointer it found aside first, under this label. */
-  readonly setsAside?: "corrupt" | "unused";
+  readonly setsAside?: "corrupt" | "unused" | "gone";
 }
 
 /**
@@ -107,6 +107,11 @@ export interface PlanContext {
   readonly resumePrompt?: string | undefined;
   /** A new random UUID, for agents that let sessionpin name the session. */
   readonly fresh: () => string;
+  /**
+   * Why the agent's own store no longer holds the pointer's session (see readStartInputs), so
+   * the start is cold without a launch the agent would refuse.
+   */
+  readonly gone?: string | undefined;
 }
 
 export interface DecideContext extends PlanContext {
@@ -124,7 +129,8 @@ export function decide(plugin: AgentPlugin, args: readonly string[], read: Point
   if (refusal !== undefined) return { mode: "refused", reason: refusal.message.replace(/^sessionpin: /, ""), error: refusal };
   const plan = planStart(plugin, args, read, context);
   if (plan.mode !== "cold" || read.kind === "missing") return plan;
-  return { ...plan, setsAside: read.kind === "invalid" ? "corrupt" : "unused" };
+  const gone = read.kind === "ok" && context.gone !== undefined && unusable(plugin, read, context.cwd) === undefined;
+  return { ...plan, setsAside: read.kind === "invalid" ? "corrupt" : gone ? "gone" : "unused" };
 }
 
 /**
@@ -138,7 +144,7 @@ export function planStart(
   read: PointerRead,
   context: PlanContext,
 ): StartPlan | Repeat {
-  const refusal = unusable(plugin, read, context.cwd);
+  const refusal = unusable(plugin, read, context.cwd) ?? (read.kind === "ok" ? context.gone : undefined);
   if (refusal !== undefined || read.kind !== "ok") {
     return coldPlan(plugin, args, context, refusal ?? "no pointer");
   }

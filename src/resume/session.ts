@@ -5,12 +5,12 @@ import { constants, homedir } from "node:os";
 import type { Clock } from "../clock.js";
 import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
-import type { AgentPlugin } from "../agents/types.js";
+import type { AgentPlugin, RunContext } from "../agents/types.js";
 import { judgeId } from "../engine/match.js";
 import { EXIT, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
-import { readPointer, removeLeftoverTemps, setAside } from "../pointer/store.js";
+import { removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
 import type { CastRecorder } from "../record/asciicast.js";
@@ -19,6 +19,7 @@ import type { Notifier, NotifyEvent, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
+import { readStartInputs } from "./inputs.js";
 import { driveSession, lockPointer } from "./locks.js";
 import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
@@ -110,7 +111,8 @@ async function pinned(
   try {
     for (const leftover of await removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
     const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
-    const decision = decide(plugin, o.args, await readPointer(o.pointerPath), context);
+    const inputs = await readStartInputs(o.pointerPath, plugin, o.args, runContext(o), o.now());
+    const decision = decide(plugin, o.args, inputs.read, { ...context, gone: inputs.gone });
     if (decision.mode === "refused") throw decision.error;
     if (decision.mode === "repeat") {
       process.stderr.write(`sessionpin: ${decision.reason}; ${o.command} not started (exit ${EXIT.repeat})\n`);
@@ -122,6 +124,8 @@ async function pinned(
     if (plan.setsAside !== undefined) {
       const aside = await setAside(o.pointerPath, plan.setsAside, o.now());
       o.log.warn(`moved the pointer aside to ${aside}`);
+      // Told as a rejection: the agent would have refused the ID, had it been launched.
+      if (plan.setsAside === "gone" && inputs.read.kind === "ok") tell(o, plugin, "rejected", inputs.read.pointer.id, { previous: inputs.read.pointer.id, reason: plan.reason });
     }
     let history: Pointer["history"] = [];
     for (;;) {
@@ -217,7 +221,7 @@ function launch(
     capture: {
       extractor: new Extractor(plugin, tracker, o.terminal.size().cols),
       onPin: (event) => pin.apply(event),
-      context: { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env },
+      context: runContext(o),
     },
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
     ...(warm ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
@@ -244,6 +248,10 @@ function neverSaved(plugin: AgentPlugin, plan: StartPlan, pointer: Pointer | und
   const { exitCode, signal } = outcome.status;
   return plugin.store !== undefined && plan.chosen !== undefined && pointer?.id === plan.chosen && pointer.state === "provisional" &&
     pointer.source.rule === "chosen-up-front" && exitCode !== 0 && signal === 0 && !outcome.signalledByUs;
+}
+
+function runContext(o: SessionOptions): RunContext {
+  return { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env };
 }
 
 function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {

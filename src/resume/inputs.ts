@@ -1,0 +1,23 @@
+import type { AgentPlugin, RunContext } from "../agents/types.js";
+import { lookUpSession } from "../engine/store-lookup.js";
+import { readPointer, type PointerRead } from "../pointer/store.js";
+
+/** Everything decide() needs from disk: the pointer, and whether the agent still has its session. */
+export interface StartInputs {
+  readonly read: PointerRead;
+  /** Why the agent's store no longer holds the pointer's session; undefined when it does or cannot tell. */
+  readonly gone: string | undefined;
+}
+
+/**
+ * Reads the pointer and, for this agent's and folder's pointer, asks the agent's own store about
+ * its session: run, plan, doctor and `pointer show` decide from the same inputs (the last two
+ * without the agent's arguments).
+ */
+export async function readStartInputs(pointerPath: string, plugin: AgentPlugin, args: readonly string[], context: RunContext, now: Date): Promise<StartInputs> {
+  const read = await readPointer(pointerPath);
+  if (read.kind !== "ok" || read.pointer.agent !== plugin.name || read.pointer.cwd !== context.cwd) return { read, gone: undefined };
+  const answer = lookUpSession(plugin, read.pointer.id, args, context, now);
+  const gone = answer.kind === "gone" ? `session ${read.pointer.id} is gone from ${plugin.name}'s own store (looked in ${answer.looked.join(", ")})` : undefined;
+  return { read, gone };
+}
