@@ -64,7 +64,10 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   });
   const next = decision && { mode: decision.mode, reason: decision.reason };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ path, ...read, ...(next ? { next } : {}) })}\n`);
+    // One schema for every --json output: `pointer` is the pointer file's path; its content is `content`.
+    const { kind } = read;
+    const detail = read.kind === "ok" ? { content: read.pointer } : read.kind === "invalid" ? { reason: read.reason } : read.kind === "newer" ? { version: read.version } : {};
+    process.stdout.write(`${JSON.stringify({ pointer: path, kind, ...detail, ...(next ? { next } : {}) })}\n`);
   } else if (read.kind === "ok") {
     const p = read.pointer;
     process.stdout.write(

@@ -159,7 +159,7 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
 export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, context: RunContext, explicit: boolean): Promise<Check> {
   const { cwd } = context;
   const { read, gone } = plugin === undefined ? { read: await readPointer(pointerPath), gone: undefined } : await readStartInputs(pointerPath, plugin, [], context, new Date());
-  const data = { path: pointerPath, kind: read.kind };
+  const data = { pointer: pointerPath, kind: read.kind };
   const p = read.kind === "ok" ? read.pointer : undefined;
   const facts = p === undefined ? data : { ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule };
   const what = p !== undefined

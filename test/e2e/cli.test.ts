@@ -150,7 +150,7 @@ describe("pointer show|clear", () => {
 
     const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
     expect(shown.status).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({ path: sb.pointer, kind: "ok", pointer: onDisk, next: { mode: "warm", reason: `resuming confirmed ${id} from ${String(onDisk["capturedAt"])}` } });
+    expect(JSON.parse(shown.stdout)).toEqual({ pointer: sb.pointer, kind: "ok", content: onDisk, next: { mode: "warm", reason: `resuming confirmed ${id} from ${String(onDisk["capturedAt"])}` } });
     expect(onDisk["id"]).toBe(id);
 
     const human = cli(sb, ["pointer", "show", "--pointer", sb.pointer]);
@@ -171,7 +171,7 @@ describe("pointer show|clear", () => {
 
     const missing = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
     expect(missing.status).toBe(1);
-    expect(JSON.parse(missing.stdout)).toEqual({ path: sb.pointer, kind: "missing" });
+    expect(JSON.parse(missing.stdout)).toEqual({ pointer: sb.pointer, kind: "missing" });
 
     // The next start is cold again.
     const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp"]);
@@ -184,7 +184,7 @@ describe("pointer show|clear", () => {
     const text = readFileSync(sb.pointer, "utf8");
     const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
     expect(shown.status).toBe(1);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ path: sb.pointer, kind: "invalid" });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ pointer: sb.pointer, kind: "invalid" });
     expect(JSON.parse(shown.stdout).reason).toMatch(/state/);
     expect(readFileSync(sb.pointer, "utf8")).toBe(text);
   });
