@@ -9,7 +9,8 @@ import {
 } from "../doctor/checks.js";
 import { EXIT } from "../errors.js";
 import { defaultLogPath } from "../pointer/path.js";
-import { agentName, choosePlugin, parseWithCommand, pointerPathFor, userPlugins } from "./options.js";
+import { agentName, choosePlugin, parseWithCommand, userPlugins } from "./options.js";
+import { pointerHere } from "./running.js";
 
 export const DOCTOR_USAGE = `Usage: sessionpin doctor [--json] [--agent NAME] [--pointer PATH] [--key NAME] [--plugin FILE] [-- <agent> [args…]]
 
@@ -87,9 +88,13 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   if (target !== undefined && target.plugin === undefined) {
     checks.push({ name: "pointer", status: "skip", detail: `no plugin for ${JSON.stringify(target.executable)}: no pointer is kept` });
   } else if (target !== undefined || values.pointer !== undefined || c.env["SESSIONPIN_POINTER"]) {
-    pointer = pointerPathFor(values.pointer, target === undefined ? "" : agentName(target.plugin, target.executable), c.env, c.cwd, values.key);
+    const agent = target === undefined ? "" : agentName(target.plugin, target.executable);
+    const here = pointerHere({ explicit: values.pointer, agent, env: c.env, cwd: c.cwd, key: values.key }, c.processes);
+    pointer = here.pointer;
+    if (here.from !== undefined) checks.push({ name: "pointer-of", status: "info", detail: `the running sessionpin run (pid ${here.from.pid}, in ${here.from.cwd}) uses ${pointer}`, data: { ...here.from } });
     const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
-    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, { home: c.env["HOME"] ?? homedir(), cwd: c.cwd, env: c.env }, explicit), await lockCheck(pointer));
+    const context = { home: c.env["HOME"] ?? homedir(), cwd: c.cwd, env: c.env };
+    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, context, explicit), await lockCheck(pointer));
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }

@@ -25,6 +25,21 @@ export const AGENT_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const satisfies Options;
 
+/** `run`'s options: also read from a running `sessionpin run`'s command line (see running.ts). */
+export const RUN_OPTIONS = {
+  ...AGENT_OPTIONS,
+  log: { type: "string" },
+  "fallback-window": { type: "string" },
+  "wait-lock": { type: "string" },
+  "prompt-quiet": { type: "string" },
+  "aider-restore-history": { type: "boolean" },
+  record: { type: "string" },
+  "record-input": { type: "boolean" },
+  "record-mode": { type: "string" },
+  trace: { type: "string" },
+  notify: { type: "string", multiple: true },
+} as const;
+
 /**
  * `[options] [--] <agent> [args…]`: sessionpin's options stop at `--` or at the first word that is
  * not an option, so the agent's own flags are never read as ours.

@@ -4,7 +4,8 @@ import { readStartInputs } from "../resume/inputs.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
-import { AGENT_OPTIONS, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
+import { pointerHere } from "./running.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
@@ -41,7 +42,8 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   if (plugin === undefined) {
     throw new SessionpinError("unknown-agent", `sessionpin plan: no plugin for ${JSON.stringify(executable)}; use --agent NAME`);
   }
-  const pointer = pointerPathFor(values.pointer, plugin.name, env, cwd, values.key);
+  const { pointer, from } = pointerHere({ explicit: values.pointer, agent: plugin.name, env, cwd, key: values.key });
+  if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
   const why = whyUnpinned(plugin, executable, args);
   const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: env["HOME"] ?? homedir(), cwd, env }, new Date()) : undefined;

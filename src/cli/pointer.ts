@@ -4,7 +4,8 @@ import { pluginNamed } from "../agents/registry.js";
 import { homedir } from "node:os";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
-import { parseOptions, pointerPathFor } from "./options.js";
+import { parseOptions } from "./options.js";
+import { pointerHere } from "./running.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -44,7 +45,8 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     throw new SessionpinError("usage", `sessionpin pointer ${action}: give --agent NAME or --pointer PATH\n${POINTER_USAGE}`);
   }
   const agent = values.agent === undefined ? "" : (pluginNamed(values.agent)?.name ?? values.agent);
-  const path = pointerPathFor(values.pointer, agent, process.env, process.cwd(), values.key);
+  const { pointer: path, from } = pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
+  if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${path}\n`);
   if (action === "clear") {
     const aside = await setAside(path, "cleared", new Date());
     const result = { pointer: path, movedTo: aside ?? null };

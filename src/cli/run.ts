@@ -8,7 +8,7 @@ import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
 import { runSession } from "../resume/session.js";
-import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, seconds, userPlugins } from "./options.js";
+import { agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, RUN_OPTIONS, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
 
@@ -47,19 +47,6 @@ with no --resume-prompt the agent is not started, and run exits 4.
                             flag (--restore-chat-history) when their history file exists
   -h, --help                show this help`;
 
-export const RUN_OPTIONS = {
-  ...AGENT_OPTIONS,
-  log: { type: "string" },
-  "fallback-window": { type: "string" },
-  "wait-lock": { type: "string" },
-  "prompt-quiet": { type: "string" },
-  "aider-restore-history": { type: "boolean" },
-  record: { type: "string" },
-  "record-input": { type: "boolean" },
-  "record-mode": { type: "string" },
-  trace: { type: "string" },
-  notify: { type: "string", multiple: true },
-} as const;
 
 // A spinner that never stops must not hold the prompt back forever.
 const PROMPT_MAX_WAIT_MS = 20_000;

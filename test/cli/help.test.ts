@@ -11,9 +11,8 @@ import { DEMO_OPTIONS } from "../../src/cli/demo.js";
 import { DOCTOR_OPTIONS } from "../../src/cli/doctor.js";
 import { PLUGINS_OPTIONS } from "../../src/cli/plugins.js";
 import { POINTER_OPTIONS } from "../../src/cli/pointer.js";
-import { AGENT_OPTIONS } from "../../src/cli/options.js";
+import { AGENT_OPTIONS, RUN_OPTIONS } from "../../src/cli/options.js";
 import { REPLAY_OPTIONS } from "../../src/cli/replay.js";
-import { RUN_OPTIONS } from "../../src/cli/run.js";
 import { SESSIONS_OPTIONS } from "../../src/cli/sessions.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
 
