@@ -289,6 +289,7 @@ describe.concurrent.each(ROWS)("$agent", (row) => {
     expect(pointer["history"]).toEqual(expect.arrayContaining([expect.objectContaining({ id: stale, reason: expect.stringMatching(/^rejected: /) as unknown })]));
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatch(/^pointer\.rejected-\d{8}T\d{6}Z\.json$/);
     expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
     await waitUntil(() => pins(sb).at(-1)?.[1] === id, "the fresh session's pin event");
     expect(pins(sb).slice(0, 2)).toEqual([["resumed", stale], ["rejected", stale]]);
