@@ -1,10 +1,21 @@
 import type { Line } from "./capture/line.js";
-import { judgeLine, type RowBefore, type Verdict } from "./match.js";
+import { findOnLine, judge, type RowBefore, type Verdict } from "./match.js";
 import { relevance, type Relevance } from "./relevance.js";
+import type { Candidate } from "./source.js";
 import { SessionTracker, type PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 
-/** One plugin's rules plus the tracker: what `run` and replay feed every captured line to. */
+/** What became of an offered candidate. */
+export interface Offered {
+  readonly verdict: Verdict;
+  readonly events: PinEvent[];
+}
+
+/**
+ * One plugin's rules plus the tracker: what `run` and replay feed every captured line to, and
+ * the intake every other source of IDs (store, session log, pid file, up-front command, chosen
+ * ID) offers its candidates to.
+ */
 export class Extractor {
   #before: RowBefore | undefined;
   readonly #relevance: Relevance;
@@ -24,18 +35,29 @@ export class Extractor {
   }
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {
-    const verdicts = judgeLine(this.plugin, line, this.#before);
+    const found = findOnLine(this.plugin, line, this.#before);
     this.#before = line.json === undefined
       // A string has no more code points than UTF-16 units: a shorter one cannot fill the row.
       ? { text: line.text, fullRow: this.width > 0 && line.text.length >= this.width && [...line.text].length >= this.width }
       : undefined;
-    const events = verdicts.flatMap((verdict) => this.offer(verdict, line.n));
+    const verdicts: Verdict[] = [];
+    const events: PinEvent[] = [];
+    for (const finding of found) {
+      if (!("source" in finding)) {
+        verdicts.push(finding);
+        continue;
+      }
+      const offered = this.offer(finding);
+      verdicts.push(offered.verdict);
+      events.push(...offered.events);
+    }
     return { verdicts, events };
   }
 
-  /** A verdict from outside the output (the session store, an up-front choice). */
-  offer(verdict: Verdict, line?: number): PinEvent[] {
-    const event = this.tracker.observe(verdict, line);
-    return event === undefined ? [] : [event];
+  /** The grammar check, then the tracker: the one path an ID from any source takes. */
+  offer(candidate: Candidate): Offered {
+    const verdict = judge(this.plugin.grammar, candidate);
+    const event = this.tracker.observe(verdict, candidate.line);
+    return { verdict, events: event === undefined ? [] : [event] };
   }
 }

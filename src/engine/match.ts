@@ -1,5 +1,6 @@
 import { valueAt } from "./capture/json.js";
 import type { Line } from "./capture/line.js";
+import type { Candidate } from "./source.js";
 import type { AgentPlugin, IdState, JsonRule, TextRule } from "../agents/types.js";
 
 /** Why a rule that looked at a line took nothing from it. */
@@ -9,21 +10,35 @@ export type Verdict =
   | { readonly kind: "taken"; readonly rule: string; readonly id: string; readonly state: IdState }
   | { readonly kind: "refused"; readonly rule: string; readonly reason: Refusal; readonly value: string };
 
+/** A field that cannot hold an ID, refused before there is a candidate to offer. */
+export type NotAString = Extract<Verdict, { kind: "refused" }> & { readonly reason: "not-a-string" };
+
+/** What a rule found on a line: an ID to offer, or a field that cannot be one. */
+export type Finding = Candidate | NotAString;
+
 /**
- * What every rule of `plugin` makes of one line. JSON lines are judged by field only and text
- * rules never see them: message text inside a JSON line is full of look-alike IDs.
+ * What every rule of `plugin` makes of one line, judged: the candidates it finds, each through
+ * the one grammar check.
  */
 export function judgeLine(plugin: AgentPlugin, line: Line, before?: RowBefore): Verdict[] {
+  return findOnLine(plugin, line, before).map((found) => ("source" in found ? judge(plugin.grammar, found) : found));
+}
+
+/**
+ * What every rule of `plugin` finds on one line, not yet judged. JSON lines are read by field
+ * only and text rules never see them: message text inside a JSON line is full of look-alike IDs.
+ */
+export function findOnLine(plugin: AgentPlugin, line: Line, before?: RowBefore): Finding[] {
   if (line.json !== undefined) {
     const json = line.json;
-    return plugin.json.flatMap((rule) => judgeField(plugin.grammar, rule, json));
+    return plugin.json.flatMap((rule) => findField(rule, json, line.n));
   }
   // Unframing both rows is work only text rules need.
   if (plugin.text.length === 0) return [];
   const rows = before === undefined ? undefined : { head: unframe(before.text), fullRow: before.fullRow, text: unframe(line.text) };
   return plugin.text.flatMap((rule) => [
-    ...judgeText(plugin.grammar, rule, line.text),
-    ...(rows === undefined ? [] : judgeAcross(plugin.grammar, rule, rows)),
+    ...findText(rule, line.text, line.n),
+    ...(rows === undefined ? [] : findAcross(plugin.grammar, rule, rows, line.n)),
   ]);
 }
 
@@ -53,28 +68,27 @@ interface Rows {
  * so `To continue this session, run codex resume <uuid>` arrives in two rows. Matches within
  * either row alone are left to that row.
  */
-function judgeAcross(grammar: RegExp, rule: TextRule, rows: Rows): Verdict[] {
-  const across = (separator: string, wholeWord: boolean): Verdict[] => {
+function findAcross(grammar: RegExp, rule: TextRule, rows: Rows, n: number): Candidate[] {
+  const across = (separator: string, wholeWord: boolean): Candidate[] => {
     const head = rows.head + separator;
     const joined = head + rows.text;
-    return judgeText(grammar, rule, joined, (start, end) =>
+    return findText(rule, joined, n, (start, end) =>
       start < head.length && end > head.length && (!wholeWord || end === joined.length || /\s/.test(joined[end] ?? "")));
   };
+  // Which way of joining is right depends on what the grammar takes: the same check the
+  // candidates meet again when they are offered.
+  const takes = (found: readonly Candidate[]): boolean => found.some((candidate) => judge(grammar, candidate).kind === "taken");
   // A full row broke inside a word; a shorter one between words. TUIs also wrap at a width of
   // their own (Claude 2.1.330's /status splits the UUID at 65 of 67 columns), so a shorter row is
   // also joined without a space, but then the ID must end where the next row's first word ends:
   // an ID one short plus the start of an unrelated row must not make a look-alike.
-  const verdicts = across(rows.fullRow ? "" : " ", false);
-  if (rows.fullRow || verdicts.some((verdict) => verdict.kind === "taken")) return verdicts;
+  const spaced = across(rows.fullRow ? "" : " ", false);
+  if (rows.fullRow || takes(spaced)) return spaced;
   const glued = across("", true);
-  return glued.some((verdict) => verdict.kind === "taken") ? glued : verdicts;
+  return takes(glued) ? glued : spaced;
 }
 
-function judgeField(
-  grammar: RegExp,
-  rule: JsonRule,
-  json: Readonly<Record<string, unknown>>,
-): Verdict[] {
+function findField(rule: JsonRule, json: Readonly<Record<string, unknown>>, n: number): Finding[] {
   const applies = Object.entries(rule.when ?? {}).every(([path, allowed]) => {
     const value = valueAt(json, path);
     return typeof value === "string" && allowed.includes(value);
@@ -85,24 +99,24 @@ function judgeField(
   if (typeof value !== "string") {
     return [{ kind: "refused", rule: rule.name, reason: "not-a-string", value: JSON.stringify(value) }];
   }
-  return [judgeId(grammar, rule.name, rule.state, value)];
+  return [{ source: "json-line", rule: rule.name, state: rule.state, value, line: n }];
 }
 
-function judgeText(
-  grammar: RegExp,
+function findText(
   rule: TextRule,
   text: string,
+  n: number,
   keep: (start: number, end: number) => boolean = () => true,
-): Verdict[] {
+): Candidate[] {
   const pattern = globalOf(rule.pattern);
-  const verdicts: Verdict[] = [];
+  const found: Candidate[] = [];
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     if (match[0] === "") pattern.lastIndex++;
     const value = match.groups?.["id"];
-    if (value !== undefined && keep(match.index, match.index + match[0].length)) verdicts.push(judgeId(grammar, rule.name, rule.state, value));
+    if (value !== undefined && keep(match.index, match.index + match[0].length)) found.push({ source: "text-line", rule: rule.name, state: rule.state, value, line: n });
   }
-  return verdicts;
+  return found;
 }
 
 // Finding every match needs a global regex; rules are written without the flag, and making one
@@ -120,13 +134,19 @@ function globalOf(pattern: RegExp): RegExp {
 
 /**
  * The one grammar check, for an ID from any source: a line of output, the session store, the
- * pid file, the up-front command or sessionpin's own choice. A value outside the agent's
- * grammar is refused, whatever brought it.
+ * session log, the pid file, the up-front command or sessionpin's own choice. A value outside
+ * the agent's grammar is refused, whatever brought it.
  */
-export function judgeId(grammar: RegExp, rule: string, state: IdState, value: string): Verdict {
+export function judge(grammar: RegExp, candidate: Pick<Candidate, "rule" | "state" | "value">): Verdict {
+  const { rule, state, value } = candidate;
   return grammar.test(value)
     ? { kind: "taken", rule, id: value, state }
     : { kind: "refused", rule, reason: "grammar", value };
+}
+
+/** `judge` by its parts, for callers that hold no candidate. */
+export function judgeId(grammar: RegExp, rule: string, state: IdState, value: string): Verdict {
+  return judge(grammar, { rule, state, value });
 }
 
 /** Whether any of `patterns` occurs in `text`. */

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from 
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
 import { readJsonObject, valueAt } from "./capture/json.js";
-import { judgeId, type Verdict } from "./match.js";
+import type { Candidate, IdSource } from "./source.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin, IdState, RunContext } from "../agents/types.js";
 
@@ -30,7 +30,8 @@ export class StoreWatch {
     private readonly context: RunContext,
     private readonly clock: Clock,
     private readonly current: () => Pinned | undefined,
-    private readonly report: (verdict: Verdict) => void,
+    /** Where every ID found goes, unjudged: the intake holds it against the grammar. */
+    private readonly offer: (candidate: Candidate) => void,
   ) {}
 
   get needed(): boolean {
@@ -59,7 +60,7 @@ export class StoreWatch {
     const { pidFile } = this.plugin;
     if (pidFile !== undefined) {
       const id = valueAt(readJsonObject(pidFile.path(pid, this.context)) ?? {}, pidFile.field);
-      if (typeof id === "string") this.#offer(pidFile.rule, "provisional", id);
+      if (typeof id === "string") this.#offer("pid-file", pidFile.rule, "provisional", id);
     }
     for (const entry of this.#entries()) this.#judgeEntry(entry);
     this.#readLog();
@@ -80,7 +81,7 @@ export class StoreWatch {
     this.#logRest = lines.pop() ?? "";
     for (const line of lines) {
       const id = log.created(line, this.context);
-      if (id !== undefined) this.#offer(log.rule, "confirmed", id);
+      if (id !== undefined) this.#offer("session-log", log.rule, "confirmed", id);
     }
   }
 
@@ -96,19 +97,18 @@ export class StoreWatch {
     if (store === undefined || id === undefined) return;
     const pinned = this.current();
     if (pinned?.state === "provisional" && (store.wholeId ? pinned.id === id : pinned.id.startsWith(id))) {
-      this.report({ kind: "taken", rule: store.rule, id: pinned.id, state: "confirmed" });
+      this.#offer("store", store.rule, "confirmed", pinned.id);
     }
     if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
     const head = headOf(store.inner === undefined ? entry.path : join(entry.path, store.inner), store.headBytes ?? HEAD_BYTES);
     // Not (yet) this folder's session: looked at again on the next poll, once it has content.
     if (store.belongs !== undefined && !store.belongs(head, this.context)) return;
     this.#reported.add(entry.path);
-    this.#offer(store.rule, "confirmed", id);
+    this.#offer("store", store.rule, "confirmed", id);
   }
 
-  #offer(rule: string, state: IdState, id: string): void {
-    const verdict = judgeId(this.plugin.grammar, rule, state, id);
-    if (verdict.kind === "taken") this.report(verdict);
+  #offer(source: IdSource, rule: string, state: IdState, value: string): void {
+    this.offer({ source, rule, state, value });
   }
 }
 

@@ -85,7 +85,8 @@ export class Explainer {
   }
 }
 
-function fromVerdict(verdict: Verdict): Pick<TraceEvent, "rule" | "outcome" | "state" | "value" | "reason"> {
+/** A verdict as the outcome part of a trace event. */
+export function fromVerdict(verdict: Verdict): Pick<TraceEvent, "rule" | "outcome" | "state" | "value" | "reason"> {
   return verdict.kind === "taken"
     ? { rule: verdict.rule, outcome: "taken", state: verdict.state, value: verdict.id }
     : { rule: verdict.rule, outcome: "refused", value: verdict.value, reason: verdict.reason === "grammar" ? "grammar mismatch" : "not a string" };

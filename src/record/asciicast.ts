@@ -76,6 +76,14 @@ export class CastRecorder {
     if (this.withInput) this.#event("i", chunk);
   }
 
+  /**
+   * An asciicast v2 marker (players list them as chapters): what the run knew that the agent
+   * never printed, such as the thread Amp's `threads new` made, for replay to read back.
+   */
+  marker(label: string): void {
+    this.file.write([this.#seconds(), "m", label]);
+  }
+
   resize(cols: number, rows: number): void {
     this.file.write([this.#seconds(), "r", `${cols}x${rows}`]);
   }

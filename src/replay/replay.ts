@@ -4,7 +4,7 @@ import { Extractor } from "../engine/extract.js";
 import type { AgentPlugin } from "../agents/types.js";
 import type { Line } from "../engine/capture/line.js";
 import { Capture } from "../engine/capture/pipeline.js";
-import { Explainer, type TraceEvent } from "../engine/trace.js";
+import { Explainer, fromVerdict, type TraceEvent } from "../engine/trace.js";
 import { readInParallel } from "./fast/parallel.js";
 import type { Source } from "./sources.js";
 
@@ -24,6 +24,7 @@ export interface ReplayOptions {
 }
 
 const MOST_AUTO_JOBS = 8;
+const MARKER = /^sessionpin: (\S+) (\S+)$/;
 // Below this a thread's start-up (about 40 ms) costs more than it saves.
 const LEAST_BYTES_PER_JOB = 16 * 1024 * 1024;
 
@@ -63,6 +64,16 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
     // Guessing the agent: once one plugin pinned an ID, the ones that found nothing are out.
     if (explainers.length > 1 && where.size > 0) explainers = explainers.filter((e) => where.has(e));
   };
+  // `sessionpin: <rule> <id>` markers: IDs the run pinned that the agent never printed (Amp's up-front thread).
+  const marked = (label: string): void => {
+    const [, rule, value] = MARKER.exec(label) ?? [];
+    if (rule === undefined || value === undefined) return;
+    for (const explainer of explainers) {
+      const { verdict, events } = explainer.extractor.offer({ source: "upfront", rule, state: "confirmed", value });
+      if (events.length > 0) where.set(explainer, { offset: null, time: time ?? null });
+      o.trace?.({ line: 0, ...(time !== undefined ? { time } : {}), text: label, plugin: explainer.extractor.plugin.name, ...fromVerdict(verdict) });
+    }
+  };
   const { file, size } = source;
   const only = explainers.length === 1 && !o.trace && explainers[0]?.extractor.plugin.text.length === 0 ? explainers[0] : undefined;
   const stretches = o.jobs ?? Math.min(availableParallelism(), MOST_AUTO_JOBS, Math.floor((size ?? 0) / LEAST_BYTES_PER_JOB));
@@ -73,7 +84,8 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
     const capture = new Capture({ width, ...(o.trace ? {} : { wanted: (bytes: string) => explainers.some((e) => e.extractor.mayChange(bytes)) }) });
     for await (const chunk of source.chunks) {
       time = chunk.time;
-      capture.push(chunk.data, feed);
+      if (chunk.marker !== undefined) marked(chunk.marker);
+      else capture.push(chunk.data, feed);
     }
     capture.end(feed);
   }

@@ -14,6 +14,8 @@ export interface Chunk {
   /** A Buffer is only valid until the next chunk is asked for: copy it to keep it. */
   readonly data: Buffer | string;
   readonly time?: number;
+  /** An asciicast marker's label (`"m"` events), with no data: see CastRecorder.marker. */
+  readonly marker?: string;
 }
 
 export interface Source {
@@ -86,6 +88,7 @@ async function castSource(input: Readable, base: Omit<Source, "chunks">, path: s
       const event = CastEvent.safeParse(parseJson(next.value));
       // A run killed mid-write leaves a cut last line: the valid prefix is the recording.
       if (event.success && event.data[1] === "o") yield { data: event.data[2], time: event.data[0] };
+      if (event.success && event.data[1] === "m") yield { data: "", time: event.data[0], marker: event.data[2] };
     }
   }
   return { ...base, width: header.data.width, ...(header.data.command ? { command: header.data.command } : {}), chunks: events() };

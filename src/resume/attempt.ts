@@ -157,9 +157,11 @@ function watchStore(
   accepted: () => void,
 ): StoreWatch | undefined {
   const { extractor, onPin, context } = capture;
-  const watch = new StoreWatch(extractor.plugin, context, clock, () => extractor.tracker.current, (verdict) => {
-    if (showsSession(verdict, extractor.tracker.current)) accepted();
-    for (const event of extractor.offer(verdict)) onPin(event);
+  const watch = new StoreWatch(extractor.plugin, context, clock, () => extractor.tracker.current, (candidate) => {
+    const pinned = extractor.tracker.current;
+    const { verdict, events } = extractor.offer(candidate);
+    if (showsSession(verdict, pinned)) accepted();
+    for (const event of events) onPin(event);
   });
   return watch.needed ? watch : undefined;
 }

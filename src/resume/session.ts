@@ -6,7 +6,9 @@ import type { Clock } from "../clock.js";
 import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
-import { judgeId } from "../engine/match.js";
+import type { Verdict } from "../engine/match.js";
+import type { Candidate } from "../engine/source.js";
+import { fromVerdict } from "../engine/trace.js";
 import { EXIT, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
@@ -158,25 +160,33 @@ async function attempt(
     },
   };
   if (warm !== undefined) tell(o, plugin, "resumed", warm.id, { delivers: plan.delivers?.kind ?? null });
-  const tracker = new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule });
-  let args = plan.args;
-  let known = warm?.id ?? plan.chosen;
-  if (plan.chosen !== undefined) {
-    // Named by sessionpin, but nothing exists to resume until the agent has saved a turn.
-    const event = tracker.observe(judgeId(plugin.grammar, "chosen-up-front", "provisional", plan.chosen));
-    if (event !== undefined) pin.apply(event);
-  }
+  let created: Awaited<ReturnType<typeof runUpfront>> | undefined;
   if (plan.upfront !== undefined) {
     const abort = new AbortController();
     base.relay.attach(() => abort.abort());
-    const created = await runUpfront(o.command, plan.upfront.args, plan.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
+    created = await runUpfront(o.command, plan.upfront.args, plan.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
     base.relay.detach();
-    const verdict = "id" in created ? judgeId(plugin.grammar, plan.upfront.rule, "confirmed", created.id) : undefined;
+  }
+  // Made once the up-front step is over, so its width is the terminal's at launch.
+  const extractor = new Extractor(plugin, new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule }), o.terminal.size().cols);
+  const offer = (candidate: Candidate): Verdict => {
+    const offered = extractor.offer(candidate);
+    for (const event of offered.events) pin.apply(event);
+    return offered.verdict;
+  };
+  let args = plan.args;
+  let known = warm?.id ?? plan.chosen;
+  // Named by sessionpin, but nothing exists to resume until the agent has saved a turn.
+  if (plan.chosen !== undefined) offer({ source: "chosen", rule: "chosen-up-front", state: "provisional", value: plan.chosen });
+  if (plan.upfront !== undefined && created !== undefined) {
+    const verdict = "id" in created ? offer({ source: "upfront", rule: plan.upfront.rule, state: "confirmed", value: created.id }) : undefined;
     if (verdict?.kind === "taken") {
-      const event = tracker.observe(verdict);
-      if (event !== undefined) pin.apply(event);
       args = plan.upfront.launch(verdict.id);
       known = verdict.id;
+      // In the recording and the trace too, so that replay and explain of them name the thread the run pinned.
+      const label = `sessionpin: ${plan.upfront.rule} ${verdict.id}`;
+      o.record?.marker(label);
+      o.trace?.write({ line: 0, time: 0, text: label, plugin: plugin.name, ...fromVerdict(verdict) });
     } else {
       o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
@@ -190,7 +200,7 @@ async function attempt(
   const driver = known === undefined ? undefined : await driveSession(known, { env: o.env, agent: plugin.name, clock: o.clock, waitLockMs: o.waitLockMs, log: o.log });
   let outcome: AttemptOutcome;
   try {
-    outcome = await launch(o, plugin, base, plan, args, tracker, pin);
+    outcome = await launch(o, base, plan, args, extractor, pin);
   } finally {
     await driver?.release();
   }
@@ -207,11 +217,10 @@ async function attempt(
 
 function launch(
   o: SessionOptions,
-  plugin: AgentPlugin,
   base: Omit<AttemptOptions, "argv">,
   plan: StartPlan,
   args: readonly string[],
-  tracker: SessionTracker,
+  extractor: Extractor,
   pin: { apply(event: PinEvent): void },
 ): Promise<AttemptOutcome> {
   const warm = plan.mode === "warm";
@@ -219,7 +228,7 @@ function launch(
     ...base,
     argv: [o.command, ...args],
     capture: {
-      extractor: new Extractor(plugin, tracker, o.terminal.size().cols),
+      extractor,
       onPin: (event) => pin.apply(event),
       context: runContext(o),
     },

@@ -8,6 +8,7 @@ import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { SessionTracker } from "../../src/engine/tracker.js";
 import { captureAll } from "../../src/engine/capture/pipeline.js";
 import type { Verdict } from "../../src/engine/match.js";
+import type { Candidate } from "../../src/engine/source.js";
 import { systemClock } from "../../src/clock.js";
 import { StoreWatch } from "../../src/engine/store-watch.js";
 
@@ -153,13 +154,13 @@ describe("codex rollout store", () => {
     mkdirSync(day, { recursive: true });
     const rollout = (id: string, payload: Record<string, unknown>) => writeFileSync(join(day, `rollout-2026-11-02T09-14-03-${id}.jsonl`), `${meta({ id, ...payload })}\n`);
     rollout(OTHER, { cwd: "/w", source: "cli" }); // an earlier run's
-    const seen: Verdict[] = [];
+    const seen: Candidate[] = [];
     const watch = new StoreWatch(codex, { home: dir, cwd: "/w", env: {} }, systemClock, () => undefined, (v) => seen.push(v));
     watch.start(process.pid);
     rollout("1b9e0c52-6f3a-4d27-8e41-c0a9d7b3f615", { cwd: "/elsewhere", source: "cli" });
     rollout("2c0f1d63-7a4b-4e38-9f52-d1b0e8c4a726", { cwd: "/w", source: { subagent: "review" }, thread_source: "subagent" });
     rollout(ID, { cwd: "/w", source: "cli", thread_source: "user" });
     watch.stop(process.pid);
-    expect(seen).toEqual([{ kind: "taken", rule: "rollout", id: ID, state: "confirmed" }]);
+    expect(seen).toEqual([{ source: "store", rule: "rollout", state: "confirmed", value: ID }]);
   });
 });

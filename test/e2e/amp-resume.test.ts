@@ -2,6 +2,8 @@
  * End to end through real PTYs: `sessionpin run -- amp …` against the fake Amp on PATH, the way
  * agentapi drives it (67x1190, TERM=vt100). Cold start pins, warm start resumes, a rejected ID
  * falls back to a fresh thread, offline failures keep the pointer.
+ * Cold, warm, rejected and transient starts are the table in contract.test.ts; this file keeps
+ * what it does not cover.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -9,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_AGENTS } from "../helpers/sandbox.js";
 import {
   Cleanup, cli, coldStart, cwdOf, eventsOf, exitOf, hasExited, messages, newThreadId, pointerExists, QUIET,
-  readBeside, runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand,
+  runArgs, sleep, waitUntil, WAIT_MS, writePointerByHand,
 } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -137,76 +139,6 @@ describe("warm start", () => {
     expect(unused).toHaveLength(1);
     expect(readFileSync(join(dirname(pointer), unused[0] as string), "utf8")).toContain(String(foreign["id"]));
     expect(JSON.parse(readFileSync(pointer, "utf8"))["id"]).toBe(eventsOf(sb, "thread-new")[0]?.["id"]);
-  });
-});
-
-describe("rejected ID", () => {
-  it("moves the pointer aside, starts a fresh thread with the prompt in the same run, and keeps the old ID in history", async () => {
-    const sb = cleanup.sandbox();
-    const old = writePointerByHand(sb, {});
-    const oldId = String(old["id"]);
-
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"])));
-    await driver.waitFor(/Amp: noted \(1 messages in this thread\)/, WAIT_MS);
-    await sleep(500);
-
-    // What the fake saw: the stored thread refused, then a fresh thread created and continued.
-    const starts = eventsOf(sb, "start");
-    const created = eventsOf(sb, "thread-new");
-    expect(created).toHaveLength(1);
-    const newId = String(created[0]?.["id"]);
-    expect(newId).not.toBe(oldId);
-    expect(starts.map((e) => e.argv)).toEqual([
-      ["--mode", "smart", "threads", "continue", oldId],
-      ["--mode", "smart", "threads", "new"],
-      ["--mode", "smart", "threads", "continue", newId],
-    ]);
-    expect(eventsOf(sb, "exit").find((e) => e.pid === starts[0]?.pid)?.["code"]).toBe(1);
-    expect(driver.text).toContain(`Error: Thread ${oldId} does not exist.`);
-
-    // The prompt arrived once, on the new thread.
-    expect(eventsOf(sb, "message").map((e) => [e["thread"], e["text"]])).toEqual([[newId, PROMPT]]);
-
-    // The old pointer is kept aside, never deleted.
-    const aside = sb.asideFiles("rejected");
-    expect(aside).toHaveLength(1);
-    expect(aside[0]).toMatch(/^pointer\.rejected-\d{8}T\d{6}Z\.json$/);
-    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
-
-    const pointer = sb.readPointer();
-    expect(pointer).toMatchObject({ agent: "amp", id: newId, state: "confirmed", cwd: cwdOf(sb), source: { rule: "threads-new" } });
-    const history = pointer["history"] as Array<{ id: string; reason: string }>;
-    expect(history.map((h) => h.id)).toEqual([oldId]);
-    expect(history[0]?.reason).toMatch(/rejected/);
-
-    const log = sb.readLog();
-    expect(log).toMatch(new RegExp(`stored ID ${oldId} rejected: .*does not exist`));
-    expect(log).toContain(join(dirname(sb.pointer), aside[0] as string));
-
-    driver.write("\x03");
-    expect((await exitOf(driver)).exitCode).toBe(0);
-  });
-
-  it("keeps the pointer when a warm start fails because Amp is offline, and passes the exit code through", async () => {
-    const sb = cleanup.sandbox();
-    const id = await coldStart(cleanup, sb, PROMPT);
-    const before = sb.readPointer();
-    const startsBefore = eventsOf(sb, "start").length;
-
-    const driver = cleanup.driver(
-      sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["amp", "--mode", "smart"]), { env: { ...sb.env, FAKE_AMP_OFFLINE: "1" } }),
-    );
-    const { exitCode } = await exitOf(driver);
-    expect(driver.text).toContain("Cannot reach Amp servers");
-    expect(exitCode).toBe(1);
-    expect(sb.asideFiles("rejected")).toEqual([]);
-    expect(sb.readPointer()).toEqual(before);
-    expect(sb.readPointer()["id"]).toBe(id);
-    // Exactly one attempt on the stored thread; no fresh thread was made.
-    const offlineStarts = eventsOf(sb, "start").slice(startsBefore);
-    expect(offlineStarts.map((e) => e.argv)).toEqual([["--mode", "smart", "threads", "continue", id]]);
-    expect(eventsOf(sb, "thread-new")).toHaveLength(1);
-    expect(sb.readLog()).not.toMatch(/rejected/);
   });
 });
 

@@ -3,12 +3,14 @@
  * (fixtures/agents/claude), at agentapi's 67x1190. Cold starts name the session with --session-id
  * and the transcript confirms it; warm starts resume with --resume and no prompt; a rejected ID
  * falls back; a fork on resume moves the pointer.
+ * Cold, warm, rejected and transient starts are the table in contract.test.ts; this file keeps
+ * what it does not cover.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, UUID, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, hasExited, pointerExists, PROMPT, runArgs, sleep, UUID, WAIT_MS, waitUntil } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -135,34 +137,5 @@ describe("claude warm start", () => {
     expect(sb.fakeStarts("claude").at(-1)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--resume", before["id"], "--", "Now the docs."]);
     expect(sb.fakeMessages("claude")).toEqual([[before["id"], PROMPT], [before["id"], "Now the docs."]]);
     expect(sb.readPointer()).toMatchObject({ id: before["id"], messages: [{}, {}] });
-  });
-});
-
-describe("claude rejected ID", () => {
-  it("sets the pointer aside and starts a fresh, named session with the prompt", async () => {
-    const sb = cleanup.sandbox();
-    const old = writePointerByHand(sb, { agent: "claude", id: "5a1e7c3d-9b2f-4e68-a4d0-c8f1b3e7a925", source: { rule: "result" } });
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["claude", "--model", "sonnet"])));
-    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
-    expect(driver.text).toContain(`No conversation found with session ID: ${old["id"]}`);
-
-    const [first, second] = sb.fakeStarts("claude");
-    expect(first).toEqual(["--model", "sonnet", "--resume", old["id"]]);
-    const fresh = String(second?.[1]);
-    expect(fresh).toMatch(UUID);
-    expect(second).toEqual(["--session-id", fresh, "--model", "sonnet", "--", PROMPT]);
-    expect(sb.fakeMessages("claude")).toEqual([[fresh, PROMPT]]);
-
-    const aside = sb.asideFiles("rejected");
-    expect(aside).toHaveLength(1);
-    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
-    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the fresh session's transcript");
-    const pointer = sb.readPointer();
-    expect(pointer).toMatchObject({ agent: "claude", id: fresh });
-    expect((pointer["history"] as Array<{ id: string; reason: string }>).map((h) => [h.id, /rejected/.test(h.reason)])).toEqual([[old["id"], true]]);
-    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${old["id"]} rejected: .*No conversation found`));
-
-    driver.write("\x03");
-    expect((await exitOf(driver)).exitCode).toBe(0);
   });
 });

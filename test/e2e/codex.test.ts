@@ -3,11 +3,13 @@
  * (fixtures/agents/codex), at agentapi's 67x1190. Cold starts pin thread.started's ID and the rollout
  * confirms it, warm starts resume with `resume <id>` and no prompt, a rejected ID falls back, a
  * missing exec prompt keeps the pointer, and a forked thread is followed with the old ID in history.
+ * Cold, warm, rejected and transient starts are the table in contract.test.ts; this file keeps
+ * what it does not cover.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, runArgs, WAIT_MS, waitUntil } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -108,53 +110,6 @@ describe("codex warm start", () => {
     await waitUntil(() => sb.readPointer()["id"] === minted || undefined, "the pointer on the minted thread");
     expect(history(sb)).toEqual([expect.objectContaining({ id: old })]);
     expect(sb.readLog()).toContain(`now reports ${minted} instead of ${old}`);
-  });
-
-  it("interactive: resumes with `codex -m o3 resume <id>`, never types the prompt again, passes messages through", async () => {
-    const sb = cleanup.sandbox();
-    const id = await coldTui(sb);
-    expect(sb.fakeStarts("codex")).toEqual([["-m", "o3", PROMPT]]);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: "rollout" } });
-
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
-    await driver.waitFor(/Resumed thread \(1 messages\)/, WAIT_MS);
-    expect(sb.fakeStarts("codex")[1]).toEqual(["-m", "o3", "resume", id]);
-    await sleep(1_500);
-    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
-
-    driver.sendMessage("And now the docs.");
-    await driver.waitFor(/Codex: noted \(2 messages in this thread\)/, WAIT_MS);
-    driver.write("\x03");
-    expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(driver.text).toContain(`To continue this session, run codex resume ${id}`);
-    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT], [id, "And now the docs."]]);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
-  });
-});
-
-describe("codex rejected ID", () => {
-  it("sets the pointer aside and starts a fresh thread with the prompt, the old ID in history", async () => {
-    const sb = cleanup.sandbox();
-    const stale = randomUUID();
-    const old = writePointerByHand(sb, { agent: "codex", id: stale, source: { rule: "rollout" } });
-
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["codex", "-m", "o3"])));
-    await driver.waitFor(/Codex: noted \(1 messages in this thread\)/, WAIT_MS);
-    expect(driver.text).toContain(`ERROR: No saved session found with ID ${stale}.`);
-    expect(sb.fakeStarts("codex")).toEqual([["-m", "o3", "resume", stale], ["-m", "o3", PROMPT]]);
-
-    await waitUntil(() => pointerExists(sb) && sb.readPointer()["id"] !== stale, "the new thread's pointer");
-    const id = String(sb.readPointer()["id"]);
-    expect(sb.fakeMessages("codex")).toEqual([[id, PROMPT]]);
-    const aside = sb.asideFiles("rejected");
-    expect(aside).toHaveLength(1);
-    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
-    expect(history(sb).map((h) => h.id)).toEqual([stale]);
-    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${stale} rejected: .*No saved session found`));
-
-    driver.write("\x03");
-    expect((await exitOf(driver)).exitCode).toBe(0);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
   });
 });
 

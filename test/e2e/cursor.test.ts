@@ -2,11 +2,13 @@
  * End to end through real PTYs: `sessionpin run -- cursor-agent …` against the fake Cursor CLI on
  * PATH (fixtures/agents/cursor-agent). Print mode pins from the stream's result, the interactive
  * TUI from its chat folder; warm starts resume with --resume=<id> and no prompt.
+ * Cold, warm, rejected and transient starts are the table in contract.test.ts; this file keeps
+ * what it does not cover.
  */
-import { existsSync } from "node:fs";
+
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox, type FakeEvent } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, runArgs, sleep, waitUntil, WAIT_MS } from "./support.js";
+import { Cleanup, cwdOf, exitOf, runArgs } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -27,28 +29,6 @@ describe("cursor", () => {
     // captures it, and the result (or the chat's folder) confirms it.
     expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${chat} \\(rule system-init`));
     expect(sb.readLog()).toMatch(new RegExp(`confirmed ${chat} \\(rule (result|chat-folder)`));
-  });
-
-  it("pins the interactive chat from its folder and resumes it with --resume=<id>, without the prompt", async () => {
-    const sb = cleanup.sandbox();
-    const cold = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["cursor-agent", "--model", "gpt-5"])));
-    await cold.waitFor(/noted \(1 messages in this chat\)/, WAIT_MS);
-    const chat = String(events(sb, "message")[0]?.chat);
-    await waitUntil(() => existsSync(sb.pointer) && sb.readPointer()["id"] === chat, "the chat folder to be pinned");
-    expect(sb.readPointer()).toMatchObject({ id: chat, state: "confirmed", source: { rule: "chat-folder" } });
-    cold.write("\x03");
-    expect((await exitOf(cold)).exitCode).toBe(0);
-
-    const warm = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["cursor-agent", "--model", "gpt-5"])));
-    await warm.waitFor(/resumed \(1 messages\)/, WAIT_MS);
-    expect(events(sb, "start").map((e) => e.argv)).toEqual([["--model", "gpt-5", PROMPT], ["--model", "gpt-5", `--resume=${chat}`]]);
-    await sleep(1_000);
-    warm.sendMessage("And the changelog.");
-    await warm.waitFor(/noted \(2 messages in this chat\)/, WAIT_MS);
-    warm.write("\x03");
-    expect((await exitOf(warm)).exitCode).toBe(0);
-    expect(events(sb, "message").map((e) => [e.chat, e.text])).toEqual([[chat, PROMPT], [chat, "And the changelog."]]);
-    expect(sb.readPointer()).toMatchObject({ id: chat, state: "confirmed", history: [] });
   });
 
   it("keeps the pointer when a warm start fails for want of a login", async () => {

@@ -3,12 +3,14 @@
  * (fixtures/agents/goose), at agentapi's 67x1190. Cold starts name the session `sessionpin-<uuid>`
  * and follow goose's own ID from its banner; warm starts are `goose session -r --session-id <id>`
  * with no prompt and no --instructions; a refused ID falls back to a fresh session.
+ * Cold, warm, rejected and transient starts are the table in contract.test.ts; this file keeps
+ * what it does not cover.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/sandbox.js";
-import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cwdOf, exitOf, hasExited, pointerExists, PROMPT, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -119,31 +121,6 @@ describe("goose warm start", () => {
 });
 
 describe("goose rejected ID", () => {
-  it("an unknown session ID: pointer set aside, fresh named session with the prompt, old ID in history", async () => {
-    const sb = cleanup.sandbox();
-    const old = writePointerByHand(sb, { agent: "goose", id: "20990101_7", state: "provisional", source: { rule: "banner" } });
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["goose", "session"])));
-    await driver.waitFor(/noted \(1 messages in this session\)/, WAIT_MS);
-    expect(driver.text).toContain("error: Cannot resume session 20990101_7 - no such session exists");
-
-    const [refused, fresh] = sb.fakeStarts("goose");
-    expect(refused).toEqual(["session", "-r", "--session-id", "20990101_7"]);
-    const name = String(fresh?.at(-1));
-    expect(fresh).toEqual(["session", "-n", name]);
-    const [stored] = sessions(sb);
-    expect(sb.fakeMessages("goose")).toEqual([[stored?.id, PROMPT]]);
-
-    const aside = sb.asideFiles("rejected");
-    expect(aside).toHaveLength(1);
-    expect(JSON.parse(readBeside(sb, aside[0] as string))).toEqual(old);
-    await waitUntil(() => sb.readPointer()["id"] === stored?.id, "the new session's ID");
-    const history = sb.readPointer()["history"] as Array<{ id: string; reason: string }>;
-    expect(history.map((h) => h.id)).toEqual(["20990101_7", name]);
-    expect(history[0]?.reason).toMatch(/rejected/);
-    expect(sb.readLog()).toMatch(/stored ID 20990101_7 rejected: goose printed .*no such session exists/);
-    driver.write("\x03");
-    expect((await exitOf(driver)).exitCode).toBe(0);
-  });
 
   it("an unknown chosen name (goose never showed its ID): refused the same way", async () => {
     const sb = cleanup.sandbox();

@@ -4,23 +4,21 @@
  * up front and the chats store confirms it; a warm start resumes with `--resume <id>` and no
  * prompt; `-p` runs are pinned from stream-json; an unknown ID falls back to a fresh session with
  * the prompt; an API failure on a warm start keeps the pointer.
+ * Cold, warm, rejected and transient starts are the table in contract.test.ts; this file keeps
+ * what it does not cover.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sandbox } from "../helpers/sandbox.js";
-import { Cleanup, cli, cwdOf, exitOf, PROMPT, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, PROMPT, runArgs, WAIT_MS, waitUntil } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 const FOLLOW_UP = "And now the docs.";
 const chats = (sb: Sandbox): string => join(sb.home, ".qwen", "projects", cwdOf(sb).replace(/[^a-zA-Z0-9]/g, "-"), "chats");
-
-function qwenPointer(sb: Sandbox, id: string): void {
-  writePointerByHand(sb, { agent: "qwen", id, source: { rule: "chats" } });
-}
 
 /** A cold interactive start with the prompt, stopped with SIGINT once it was answered; the pinned ID. */
 async function coldStart(sb: Sandbox): Promise<string> {
@@ -62,24 +60,6 @@ describe("qwen cold start", () => {
 });
 
 describe("qwen warm start", () => {
-  it("resumes with --resume <id>, never re-sends the prompt, and passes messages through", async () => {
-    const sb = cleanup.sandbox();
-    const id = await coldStart(sb);
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["qwen", "--model", "fake"])));
-    await driver.waitFor(/resumed \(1 messages\)/, WAIT_MS);
-    expect(sb.fakeStarts("qwen").at(-1)).toEqual(["--model", "fake", "--resume", id]);
-    await sleep(2_000);
-    expect(sb.fakeMessages("qwen")).toEqual([[id, PROMPT]]);
-
-    driver.sendMessage(FOLLOW_UP);
-    await driver.waitFor(/◆︎ noted \(2 messages in this session\)/, WAIT_MS);
-    driver.kill("SIGINT");
-    expect((await exitOf(driver)).exitCode).toBe(130);
-    expect(driver.text).toMatch(new RegExp(`^To continue this session, run\\n+qwen --resume ${id}$`, "m"));
-    expect(sb.fakeMessages("qwen")).toEqual([[id, PROMPT], [id, FOLLOW_UP]]);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
-    expect(sb.asideFiles("rejected")).toEqual([]);
-  });
 
   it("keeps the pointer when the model API is unreachable (a -p warm start that fails with [API Error: …])", async () => {
     const sb = cleanup.sandbox();
@@ -94,32 +74,5 @@ describe("qwen warm start", () => {
     expect(sb.fakeStarts("qwen")).toHaveLength(2);
     expect(sb.readPointer()).toMatchObject({ id, history: [] });
     expect(sb.asideFiles("rejected")).toEqual([]);
-  });
-});
-
-describe("qwen rejected ID", () => {
-  it("falls back when Qwen has no such session: pointer set aside, fresh session with the prompt, old ID in history", async () => {
-    const oldId = randomUUID();
-    const sb = cleanup.sandbox();
-    qwenPointer(sb, oldId);
-    const driver = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", PROMPT], ["qwen"])));
-    await driver.waitFor(/◆︎ noted \(1 messages in this session\)/, WAIT_MS);
-    expect(driver.text).toContain(`No saved session found with ID ${oldId}.`);
-
-    const [refused, fresh] = sb.fakeStarts("qwen");
-    expect(refused).toEqual(["--resume", oldId]);
-    const newId = String(fresh?.[1]);
-    expect(fresh).toEqual(["--session-id", newId, "-i", PROMPT]);
-    expect(newId).not.toBe(oldId);
-    expect(sb.fakeMessages("qwen")).toEqual([[newId, PROMPT]]);
-    const aside = sb.asideFiles("rejected");
-    expect(aside).toHaveLength(1);
-    expect(readBeside(sb, aside[0] as string)).toContain(oldId);
-    const pointer = sb.readPointer();
-    expect(pointer).toMatchObject({ id: newId });
-    expect(pointer["history"]).toEqual([expect.objectContaining({ id: oldId, reason: expect.stringMatching(/^rejected: /) })]);
-    driver.kill("SIGINT");
-    expect((await exitOf(driver)).exitCode).toBe(130);
-    expect(sb.readLog()).toMatch(new RegExp(`stored ID ${oldId} rejected: .*No saved session found with ID`));
   });
 });

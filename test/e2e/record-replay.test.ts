@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
-import { Cleanup, cli, exitOf } from "./support.js";
+import { Cleanup, cli, exitOf, WAIT_MS } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -37,6 +37,28 @@ describe("run --record / --trace, then replay", () => {
 
     const traced = readFileSync(trace, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(traced).toContainEqual(expect.objectContaining({ plugin: "amp", rule: "result", outcome: "taken", state: "confirmed", value: live["id"] }));
+  });
+
+  it("interactive Amp prints no thread ID: the recording and the trace name the one pinned up front, and replay finds it", async () => {
+    const id = "T-019f3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6e";
+    const sb = cleanup.sandbox({ FAKE_AMP_NEXT_ID: id });
+    const cast = join(sb.dir, "rec", "tui.cast");
+    const trace = join(sb.dir, "rec", "tui.jsonl");
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--record", cast, "--trace", trace, "--", "amp"]));
+    await driver.waitFor(/new thread/, WAIT_MS);
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(sb.readPointer()).toMatchObject({ id, source: { rule: "threads-new" } });
+    expect(driver.text).not.toContain(id);
+
+    const events = readFileSync(cast, "utf8").trimEnd().split("\n").slice(1).map((l) => JSON.parse(l) as [number, string, string]);
+    expect(events.filter((e) => e[1] === "m").map((e) => e[2])).toEqual([`sessionpin: threads-new ${id}`]);
+    const { stdout } = await exec(process.execPath, [CLI, "replay", "--json", cast]);
+    expect(JSON.parse(stdout)).toMatchObject({ format: "cast", agent: "amp", id, state: "confirmed", rule: "threads-new" });
+    const explained = await exec(process.execPath, [CLI, "explain", "--json", cast]);
+    expect(explained.stdout).toContain(`"value":"${id}"`);
+    const traced = readFileSync(trace, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(traced).toContainEqual(expect.objectContaining({ plugin: "amp", rule: "threads-new", outcome: "taken", value: id }));
   });
 });
 
