@@ -91,7 +91,8 @@ const data = definePlugin({
     "thread not loaded",
   ],
   // Codex 0.169 refuses `codex exec` without a prompt in a terminal (exit 1) before it looks at the
-  // thread, and a warm exec start drops the prompt: that says nothing about the ID.
+  // thread: that says nothing about the ID. sessionpin's own warm exec starts always carry a message
+  // (a follow-up or the resume prompt; with neither the run is a repeat and Codex is not started).
   transient: ["No prompt provided\\. Either specify one as an argument or pipe the prompt into stdin"],
 });
 

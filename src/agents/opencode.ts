@@ -61,7 +61,8 @@ const data = definePlugin({
   //   TUI:  Error: Session not found: ses_494719016ffe85dkDMj0FPRbHK
   rejected: ["Session not found"],
   transient: [
-    // `opencode run` without a message refuses to start (exit 1); a warm run start drops the message.
+    // `opencode run` without a message refuses to start (exit 1) before it loads the session.
+    // sessionpin's warm run starts always carry one (a follow-up or the resume prompt).
     "You must provide a message or a command",
     // 1.18.33 with its provider at a closed port retries for about 70 s, then (run, exit 1):
     //   Error: Cannot connect to API: Unable to connect. Is the computer able to access the url?
@@ -110,7 +111,8 @@ export const opencode: AgentPlugin = {
     return { args: [...args, ...(prompt.startsWith("-") ? [`--prompt=${prompt}`] : ["--prompt", prompt])], promptVia: "argv" };
   },
   // TUI: `opencode [project] [opts] -s <id>` (the positional is a folder, not a prompt);
-  // run: `opencode run [opts] -s <id>` with the message dropped.
+  // run: `opencode run [opts] -s <id>`, to which coldArgs adds the message to deliver
+  // (`opencode run -s <id> MSG` continues the session, 1.18.33).
   warmArgs(args, id) {
     const { tokens, run } = parse(args);
     const kept = withoutOptions(tokens, [...SESSION_PICKS, ...PROMPT_PARTS]).filter((t) => t.kind !== "separator");

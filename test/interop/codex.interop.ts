@@ -11,6 +11,7 @@ import { Cleanup, exitOf, pointerExists, waitUntil, WAIT_MS, writePointerByHand 
 import type { Sandbox } from "../helpers/sandbox.js";
 import { userTexts } from "./fake-anthropic.js";
 import { FakeOpenAI, messagesOf } from "./fake-openai.js";
+import { oneShot } from "./headless.js";
 import { codexEnv, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf, writeCodexConfig, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -77,40 +78,61 @@ describe(`Codex ${VERSION}`, () => {
     expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "codex", id, state: "provisional", rule: "thread-started" } });
   });
 
-  it("warm exec start: without --resume-prompt Codex refuses the prompt-less resume and the pointer stays; with it the same thread continues", async () => {
+  it("warm exec start: the new message in argv continues the same thread; the same call again sends nothing, --resume-prompt goes instead", async () => {
     const sb = codexSandbox();
     const id = await coldExec(sb);
 
+    // A follow-up: sessionpin resumes the pinned thread in exec mode and delivers the argv message.
+    // Through sessionpin the real CLI continues the same thread (same thread_id, same session-id
+    // header, earlier turns in `input`), so the fake API "remembers" the word.
     const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
-    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
-    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id]);
-    expect(warm.text).toContain("No prompt provided. Either specify one as an argument or pipe the prompt into stdin.");
-    expect(api().conversation(ASK)).toEqual([]);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
-    expect(sb.asideFiles("rejected")).toEqual([]);
-
-    // With --resume-prompt the warm start carries the message: through sessionpin the real CLI
-    // continues the same thread (same thread_id, same session-id header, earlier turns).
-    const resumedRun = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...EXEC, ASK])));
-    expect((await exitOf(resumedRun, WAIT_MS * 4)).exitCode).toBe(0);
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
     expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id, ASK]);
-    expect(jsonLines(rawText(resumedRun))[0]).toEqual({ type: "thread.started", thread_id: id });
+    expect(warm.text).not.toContain("No prompt provided");
+    expect(jsonLines(rawText(warm))[0]).toEqual({ type: "thread.started", thread_id: id });
     const resumed = api().conversation(ASK);
     expect(resumed).toHaveLength(1);
     expect(resumed[0]?.headers["session-id"]).toBe(id);
     expect(asked(resumed[0]?.input ?? [])).toEqual([REMEMBER, ASK]);
     expect(resumed[0]?.answer).toBe("FAKE-API: the word is zebra.");
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}, {}] });
+
+    // The same call again (a retried CI step): Codex is not started, nothing reaches the API, exit 4.
+    const requests = api().requests.length;
+    const starts = startsIn(sb.readLog()).length;
+    const repeat = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
+    expect((await exitOf(repeat, WAIT_MS * 4)).exitCode).toBe(4);
+    expect(startsIn(sb.readLog())).toHaveLength(starts);
+    expect(api().requests).toHaveLength(requests);
+    expect(sb.readPointer()).toMatchObject({ id, messages: [{}, {}] });
+
+    // With --resume-prompt, that message is delivered instead, to the same thread.
+    const again = "which word? once more";
+    const nudged = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", again], [...EXEC, ASK])));
+    expect((await exitOf(nudged, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id, again]);
+    const third = api().conversation(again);
+    expect(third.map((r) => r.headers["session-id"])).toEqual([id]);
+    expect(asked(third[0]?.input ?? [])).toEqual([REMEMBER, ASK, again]);
   });
 
-  it("stale ID, exec, with --resume-prompt: the real CLI refuses the thread and sessionpin falls back to a fresh one with the task prompt", async () => {
+  it("stale ID, exec: the follow-up reaches the real CLI, which refuses the thread; sessionpin falls back to a fresh one with the same message", async () => {
     const sb = codexSandbox();
     await coldExec(sb);
     const stale = "01a20562-0000-7181-8578-2b6ce586163b";
     writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
-    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...EXEC, ASK])));
+
+    // The real CLI with the warm argv: the rejection text of the plugin.
+    const direct = cleanup.driver(sb.direct([...EXEC, "resume", stale, ASK]));
+    expect((await exitOf(direct, WAIT_MS * 4)).exitCode).toBe(1);
+    expect(direct.text).toContain(`Error: thread/resume: thread/resume failed: no rollout found for thread id ${stale} (code -32600)`);
+
+    // Through sessionpin: the warm start carries the message, so Codex looks the thread up and
+    // refuses it (before 3512650 it stopped at "No prompt provided" and the stale pointer stayed).
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
     expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
     expect(warm.text).toContain(`no rollout found for thread id ${stale}`);
+    expect(warm.text).not.toContain("No prompt provided");
     const starts = startsIn(sb.readLog());
     expect(starts.at(-2)).toEqual([...EXEC, "resume", stale, ASK]);
     expect(starts.at(-1)).toEqual([...EXEC, ASK]);
@@ -118,27 +140,27 @@ describe(`Codex ${VERSION}`, () => {
     const fresh = sb.readPointer();
     expect(fresh["id"]).not.toBe(stale);
     expect(fresh["history"]).toEqual([expect.objectContaining({ id: stale })]);
+    // The fresh thread got the message once, without the stale thread's turns.
+    const got = api().conversation(ASK);
+    expect(got.map((r) => r.headers["session-id"])).toEqual([fresh["id"]]);
+    expect(asked(got[0]?.input ?? [])).toEqual([ASK]);
   });
 
-  it("stale ID, exec: the real CLI refuses it only once it has a prompt, so sessionpin's prompt-less warm start cannot tell: no fallback, stale pointer kept (product gap)", async () => {
+  it("stale ID, exec, a repeated message with --resume-prompt: the resume prompt meets the refusal and the fallback runs the command as given", async () => {
     const sb = codexSandbox();
     await coldExec(sb);
     const stale = "01a20562-0000-7181-8578-2b6ce586163b";
+    // The session had REMEMBER (the cold run's turn): the same call is a repeat, so the resume prompt is delivered.
     writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
-
-    // The real CLI with the warm argv and a prompt: the rejection text of the plugin.
-    const direct = cleanup.driver(sb.direct([...EXEC, "resume", stale, ASK]));
-    expect((await exitOf(direct, WAIT_MS * 4)).exitCode).toBe(1);
-    expect(direct.text).toContain(`Error: thread/resume: thread/resume failed: no rollout found for thread id ${stale} (code -32600)`);
-
-    // Through sessionpin: no prompt, so Codex stops before it looks the thread up.
-    const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
-    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(1);
-    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", stale]);
-    expect(warm.text).toContain("No prompt provided.");
-    expect(warm.text).not.toContain("no rollout found");
-    expect(sb.readPointer()).toMatchObject({ id: stale });
-    expect(sb.asideFiles("rejected")).toEqual([]);
+    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...EXEC, REMEMBER])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(warm.text).toContain(`no rollout found for thread id ${stale}`);
+    const starts = startsIn(sb.readLog());
+    expect(starts.at(-2)).toEqual([...EXEC, "resume", stale, ASK]);
+    expect(starts.at(-1)).toEqual([...EXEC, REMEMBER]);
+    expect(sb.asideFiles("rejected")).toHaveLength(1);
+    expect(sb.readPointer()["id"]).not.toBe(stale);
+    expect(api().conversation(ASK)).toEqual([]);
   });
 
   it("interactive: pins the thread from its rollout, resumes it across a restart with `codex resume <id>`; the real /quit goodbye is read by the exit-hint rule", async () => {
@@ -204,5 +226,48 @@ describe(`Codex ${VERSION}`, () => {
     await settled(driver);
     expect((await stop(driver)).exitCode).toBe(130);
     expect(takenRules(sb, cast)).toEqual(["codex/status-session"]);
+  });
+});
+
+describe(`Codex ${VERSION} headless conversations, one per key`, () => {
+  // A loaded 2-core machine: a cold `codex exec` takes 2–5 s here, more while other CLIs run.
+  const BOUND_MS = WAIT_MS * 4;
+  const call = (sb: Sandbox, key: string, message: string) => oneShot(sb, key, [...EXEC, message], { boundMs: BOUND_MS });
+  /** The conversation's own requests (not the title side call) whose newest user turn is `message`. */
+  const turnsAsking = (message: string) => api().requests.filter((r) => r.path === "/v1/responses" && asked(r.input).at(-1) === message);
+
+  it("three `codex exec` calls on one key continue one thread, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = codexSandbox();
+    const thread = ["remember the word zebra", "remember the word yak", "which word?"];
+    const times: number[] = [];
+    for (const [n, message] of thread.entries()) {
+      const result = await call(sb, "thread-1", message);
+      times.push(result.ms);
+      expect(result.code, result.stderr).toBe(0);
+      const [request, ...more] = turnsAsking(message);
+      expect(more).toEqual([]);
+      expect(asked(request?.input ?? [])).toEqual(thread.slice(0, n + 1));
+    }
+    expect(turnsAsking("which word?")[0]?.answer).toBe("FAKE-API: the word is yak.");
+    // One thread: Codex names it in the session-id header of every request.
+    const threads = new Set(thread.map((message) => turnsAsking(message)[0]?.headers["session-id"]));
+    expect(threads.size).toBe(1);
+    expect([...threads][0]).toMatch(UUID);
+
+    const requests = api().requests.length;
+    const repeat = await call(sb, "thread-1", "which word?");
+    times.push(repeat.ms);
+    expect(repeat.code).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(api().requests).toHaveLength(requests);
+
+    const other = await call(sb, "thread-2", "which word?");
+    times.push(other.ms);
+    expect(other.code, other.stderr).toBe(0);
+    const fresh = turnsAsking("which word?").filter((r) => !threads.has(r.headers["session-id"]));
+    expect(fresh).toHaveLength(1);
+    expect(asked(fresh[0]?.input ?? [])).toEqual(["which word?"]);
+    expect(fresh[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
+    console.log(`codex one-shot calls (ms): ${times.join(", ")}`);
   });
 });

@@ -10,6 +10,7 @@ import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";
+import { oneShot } from "./headless.js";
 import { assistantTurns, createdInLog, opencodeEnv, turnsAsking, userTurns, writeOpencodeConfig } from "./opencode-support.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, versionOf } from "./support.js";
 
@@ -130,7 +131,7 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(await stop(warm)).toBe(0);
   });
 
-  it("run --format json: pins every event's sessionID, confirmed at step_finish; a warm run with --resume-prompt continues it", async () => {
+  it("run --format json: pins every event's sessionID, confirmed at step_finish; the same task again is a repeat, and --resume-prompt continues the session", async () => {
     const sb = await opencodeSandbox();
     const cast = join(sb.dir, "run.cast");
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["opencode", "run", "--format", "json"])));
@@ -146,6 +147,13 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(createdInLog(sb)).toEqual([{ id, directory: cwdOf(sb) }]);
     expect(replayOf(sb, cast)).toMatchObject({ status: 0, result: { agent: "opencode", id, state: "confirmed", rule: "step-finish" } });
 
+    // The same command line again: the session already had its task, so OpenCode is not started (exit 4).
+    const repeat = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode", "run", "--format", "json"])));
+    expect((await exitOf(repeat, SLOW)).exitCode).toBe(4);
+    expect(startsIn(sb.readLog())).toHaveLength(1);
+    expect(turnsAsking(api().completions(), REMEMBER)).toHaveLength(1);
+
+    // With --resume-prompt, that message is delivered instead, in run mode, to the pinned session.
     const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK], ["opencode", "run", "--format", "json"])));
     expect((await exitOf(warm, SLOW)).exitCode).toBe(0);
     expect(startsIn(sb.readLog())[1]).toEqual(["opencode", "run", "--format", "json", "-s", id, ASK]);
@@ -199,35 +207,36 @@ describe(`OpenCode ${VERSION}`, () => {
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([STALE]);
   });
 
-  it("run with a stale ID: `Error: Session not found`, the pointer is set aside and a fresh run gets the prompt", async () => {
+  it("run with a stale ID: the follow-up meets `Error: Session not found`, the pointer is set aside and a fresh run gets the same message", async () => {
     const sb = await opencodeSandbox();
     writePointerByHand(sb, { agent: "opencode", id: STALE, source: { rule: "step-finish" } });
     const cast = join(sb.dir, "run-stale.cast");
-    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, ...WINDOW, "--record", cast], ["opencode", "run", "--format", "json"])));
+    const driver = cleanup.driver(sb.sessionpin(run(sb, [...WINDOW, "--record", cast], ["opencode", "run", "--format", "json", ASK])));
     expect((await exitOf(driver, SLOW)).exitCode).toBe(0);
     expect(driver.text).toContain("Error: Session not found");
     expect(startsIn(sb.readLog())).toEqual([
       ["opencode", "run", "--format", "json", "-s", STALE, ASK],
-      ["opencode", "run", "--format", "json", REMEMBER],
+      ["opencode", "run", "--format", "json", ASK],
     ]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     const id = String(jsonLines(rawText(driver)).find((e) => e["type"] === "step_finish")?.["sessionID"]);
     expect(id).toMatch(SESSION);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", source: { rule: pinnedBy("step-finish") } });
-    // The refused ID never reached the model; the fresh run did, with the prompt.
-    expect(turnsAsking(api().completions(), ASK)).toEqual([]);
-    expect(turnsAsking(api().completions(), REMEMBER).length).toBeGreaterThan(0);
+    // The refused ID never reached the model; the fresh run did, once, with the message alone.
+    const asked = turnsAsking(api().completions(), ASK);
+    expect(asked).toHaveLength(1);
+    expect(userTurns(asked[0] as never)).toEqual([ASK]);
   });
 
   // The window is widened so the exit (5–15 s) always falls inside it: only the transient text keeps the pointer.
-  it("a warm run whose provider refuses with 401 keeps the pointer", async () => {
+  it("a warm run whose provider refuses the follow-up with 401 keeps the pointer, without the message", async () => {
     const sb = await opencodeSandbox();
-    const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["opencode", "run", "--format", "json"])));
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["opencode", "run", "--format", "json", REMEMBER])));
     expect((await exitOf(cold, SLOW)).exitCode).toBe(0);
     const before = sb.readPointer();
     api().refuseWith = 401;
     const cast = join(sb.dir, "run-401.cast");
-    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK, ...WINDOW, "--record", cast], ["opencode", "run", "--format", "json"])));
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [...WINDOW, "--record", cast], ["opencode", "run", "--format", "json", ASK])));
     expect((await exitOf(warm, SLOW)).exitCode).toBe(1);
     expect(startsIn(sb.readLog())).toEqual([
       ["opencode", "run", "--format", "json", REMEMBER],
@@ -259,5 +268,51 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(await stop(warm)).toBe(0);
     expect(sb.readPointer()).toMatchObject({ id: before["id"], state: "confirmed" });
     expect(sb.asideFiles("rejected")).toEqual([]);
+  });
+});
+
+describe(`OpenCode ${VERSION} headless conversations, one per key`, () => {
+  // `opencode run` took 5–20 s a call here while other real CLIs ran.
+  const BOUND_MS = SLOW;
+  const call = (sb: Sandbox, key: string, message: string) => oneShot(sb, key, ["opencode", "run", "--format", "json", message], { boundMs: BOUND_MS });
+
+  it("three `opencode run` calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = await opencodeSandbox();
+    const thread = ["remember the word zebra", "remember the word yak", "which word?"];
+    const times: number[] = [];
+    for (const [n, message] of thread.entries()) {
+      const result = await call(sb, "thread-1", message);
+      times.push(result.ms);
+      expect(result.code, result.stderr).toBe(0);
+      const [request, ...more] = turnsAsking(api().completions(), message);
+      expect(more).toEqual([]);
+      expect(userTurns(request as never)).toEqual(thread.slice(0, n + 1));
+      expect(assistantTurns(request as never)).toHaveLength(n);
+    }
+    expect(turnsAsking(api().completions(), "which word?")[0]?.answer).toBe("FAKE-API: the word is yak.");
+    // OpenCode's log names every session it creates: one for the three calls.
+    const [first, ...others] = createdInLog(sb);
+    expect(others).toEqual([]);
+    expect(first?.id).toMatch(SESSION);
+
+    const requests = api().requests.length;
+    const repeat = await call(sb, "thread-1", "which word?");
+    times.push(repeat.ms);
+    expect(repeat.code).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(api().requests).toHaveLength(requests);
+
+    const other = await call(sb, "thread-2", "which word?");
+    times.push(other.ms);
+    expect(other.code, other.stderr).toBe(0);
+    const asked = turnsAsking(api().completions(), "which word?");
+    expect(asked).toHaveLength(2);
+    expect(userTurns(asked[1] as never)).toEqual(["which word?"]);
+    expect(asked[1]?.answer).toBe("FAKE-API: no word was given in this conversation.");
+    // A second session, of its own key.
+    const created = createdInLog(sb).map((c) => c.id);
+    expect(created).toHaveLength(2);
+    expect(created[1]).not.toBe(first?.id);
+    console.log(`opencode one-shot calls (ms): ${times.join(", ")}`);
   });
 });
