@@ -39,7 +39,7 @@ export interface SessionOptions {
   /** How long to wait for another run's lock on the pointer; 0 refuses at once. */
   readonly waitLockMs: number;
   readonly prompt: string | undefined;
-  /** Delivered on warm starts, for one-shot modes that cannot resume without a message. */
+  /** Delivered on warm starts that bring no new message of their own (`--resume-prompt`). */
   readonly resumePrompt: string | undefined;
   readonly fallbackWindowMs: number;
   readonly promptQuietMs: number;
