@@ -95,7 +95,8 @@ const AGENTS: Agent[] = [
   },
 ];
 
-const moduleDir = (sb: Sandbox, agent: Agent): string => join(sb.home, `.${agent.name}-module`);
+/** The registry's layout: `$HOME/.coder-modules/<namespace>/<module>`. */
+const moduleDir = (sb: Sandbox, agent: Agent): string => join(sb.home, ".coder-modules", "coder", agent.name === "claude" ? "claude-code" : agent.name);
 
 /** The pointer in the module folder, once it holds the agent's final ID. */
 async function pinned(sb: Sandbox, agent: Agent): Promise<Record<string, unknown>> {
@@ -155,7 +156,8 @@ describe.each(AGENTS)("examples/coder/agentapi-start.sh with ARG_AGENT=$name", (
     const [cold] = agentapiRuns(sb);
     expect(cold?.argv).toEqual(agentapiArgv(agent, [], ["--prompt-file", promptFile]));
     expect(cold?.type).toBe(agent.name);
-    expect(cold?.env).toMatchObject({ AGENTAPI_STATE_FILE: join(moduleDir(sb, agent), "agentapi-state.json") });
+    // A new session: agentapi must not show the saved chat of another one.
+    expect(cold?.env).toMatchObject({ AGENTAPI_STATE_FILE: join(moduleDir(sb, agent), "agentapi-state.json"), AGENTAPI_LOAD_STATE: "false" });
     expect(readFileSync(promptFile, "utf8")).toBe(PROMPT);
     expect(statSync(promptFile).mode & 0o777).toBe(0o600);
     const pointer = await pinned(sb, agent);
@@ -174,6 +176,8 @@ describe.each(AGENTS)("examples/coder/agentapi-start.sh with ARG_AGENT=$name", (
     expect(agent.starts(sb).at(-1)).toEqual(agent.warmStart(id));
     expect(agent.messages(sb)).toEqual([[id, PROMPT]]);
     expect(agentapiRuns(sb)[1]?.argv).toEqual(agentapiArgv(agent, [], ["--prompt-file", promptFile]));
+    // The agent resumes the conversation agentapi saved: it loads its state as the module asks.
+    expect(agentapiRuns(sb)[1]?.env["AGENTAPI_LOAD_STATE"]).toBeUndefined();
     await end(driver);
   });
 
@@ -215,8 +219,28 @@ describe("examples/coder without agentapi's state persistence", () => {
     const driver = startScript(sb, amp, { AGENTAPI_STATE_FILE: "" });
     await driver.waitFor(amp.answered, WAIT_MS);
     expect(planOf(driver)).toMatchObject({ mode: "cold", pointer: pointerPath });
-    expect(agentapiRuns(sb)[0]?.env).toEqual({ AGENTAPI_STATE_FILE: "", SESSIONPIN_POINTER: pointerPath });
+    expect(agentapiRuns(sb)[0]?.env).toEqual({ AGENTAPI_STATE_FILE: "", SESSIONPIN_POINTER: pointerPath, AGENTAPI_LOAD_STATE: "false" });
     await waitUntil(() => existsSync(pointerPath), "the pointer in the module folder");
+    await end(driver);
+  });
+});
+
+describe("examples/coder after the module's data layout changed", () => {
+  it("moves a pointer left in the legacy ~/.<agent>-module over, once, and the agent resumes its session", async () => {
+    const sb = cleanup.sandbox();
+    const [amp] = AGENTS as [Agent];
+    const legacy = join(sb.home, ".amp-module");
+    // An earlier start, under the module's earlier layout.
+    let driver = startScript(sb, amp, { ARG_MODULE_DIR: legacy, AGENTAPI_STATE_FILE: join(legacy, "agentapi-state.json") });
+    await driver.waitFor(amp.answered, WAIT_MS);
+    const id = String((await waitUntil(() => existsSync(join(legacy, "sessionpin-amp.json")) && (JSON.parse(readFileSync(join(legacy, "sessionpin-amp.json"), "utf8")) as Record<string, unknown>), "the legacy pointer"))["id"]);
+    await end(driver);
+
+    driver = startScript(sb, amp, {});
+    await driver.waitFor(amp.resumed, WAIT_MS);
+    expect(planOf(driver)).toMatchObject({ mode: "warm", id, pointer: join(moduleDir(sb, amp), "sessionpin-amp.json") });
+    expect(existsSync(join(legacy, "sessionpin-amp.json"))).toBe(false);
+    expect(amp.starts(sb).at(-1)).toEqual(amp.warmStart(id));
     await end(driver);
   });
 });
