@@ -41,7 +41,7 @@ function compare(a: readonly number[], b: readonly number[]): number {
 /** node-pty loads and starts `true` in a PTY: what every `run` needs. */
 export async function ptyCheck(env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<Check> {
   try {
-    const pty = await import("node-pty");
+    const pty = await import("@lydell/node-pty");
     const child = pty.spawn("true", [], { cols: 80, rows: 24, cwd, env: { ...env } });
     const exit = await Promise.race([
       new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode))),

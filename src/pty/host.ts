@@ -1,5 +1,5 @@
 import { closeSync, constants, openSync, writeSync } from "node:fs";
-import * as pty from "node-pty";
+import * as pty from "@lydell/node-pty";
 import { signalGroup } from "./signals.js";
 
 export interface ExitStatus {
