@@ -6,7 +6,8 @@
  * run path is a handful of files. Each command stays its own chunk, loaded when it runs.
  *
  * Kept external:
- * - node-pty: a native addon, found at run time next to its .node file.
+ * - @lydell/node-pty (node-pty with prebuilt binaries): a native addon, found at run time in its
+ *   platform package.
  * - undici: CommonJS that requires Node built-ins, which esbuild's ESM output cannot do. It loads
  *   only when a webhook fires.
  * - zod: loaded while the agent starts (for the first pointer write). Bundled, it is one 750 KB
@@ -34,6 +35,6 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["node-pty", "undici", "zod"],
+  external: ["@lydell/node-pty", "undici", "zod"],
   logLevel: "warning",
 });

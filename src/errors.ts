@@ -27,7 +27,8 @@ export type ErrorCode =
   | "agent-not-executable"
   | "pointer-locked"
   | "pointer-invalid"
-  | "pointer-refused";
+  | "pointer-refused"
+  | "pty-unavailable";
 
 const exitFor: Record<ErrorCode, number> = {
   usage: EXIT.usage,
@@ -38,6 +39,7 @@ const exitFor: Record<ErrorCode, number> = {
   "pointer-locked": EXIT.locked,
   "pointer-invalid": EXIT.failure,
   "pointer-refused": EXIT.refused,
+  "pty-unavailable": EXIT.failure,
 };
 
 export class SessionpinError extends Error {

@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import * as pty from "node-pty";
+import * as pty from "@lydell/node-pty";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let build = join(ROOT, "dist");

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { AMP_ARGS, CHILDREN, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
-import * as pty from "node-pty";
+import * as pty from "@lydell/node-pty";
 
 async function once(via, dir, n) {
   const env = benchEnv(dir);

@@ -10,6 +10,11 @@
 # For Claude Code or Goose: ARG_AGENT=claude / goose, module_dir_name ".claude-module" /
 # ".goose-module", and that agent's install script.
 
+variable "sessionpin_tarball" {
+  type        = string
+  description = "URL or path of sessionpin-<version>.tgz, as `npm pack` writes it in a clone of sessionpin."
+}
+
 data "coder_parameter" "ai_prompt" {
   name        = "AI Prompt"
   type        = "string"
@@ -38,7 +43,9 @@ module "agentapi" {
   pre_install_script = <<-EOT
     #!/bin/bash
     set -o errexit -o pipefail
-    npm install --global sessionpin
+    # Not on the npm registry: the tarball `npm pack` makes (sessionpin's README, "Install"),
+    # from wherever the workspace can read it. Nothing is compiled; no install script runs.
+    npm install --global --ignore-scripts "${var.sessionpin_tarball}"
   EOT
 
   install_script = <<-EOT

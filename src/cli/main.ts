@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { EXIT, SessionpinError } from "../errors.js";
+import { ptyModule } from "../pty/native.js";
 const USAGE = `Usage: sessionpin <command> [options]
 
 Commands:
@@ -22,8 +23,13 @@ message the session already had (not started); 75 pointer or agent session locke
 sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
 
 // Each command's code is loaded only when it runs: start-up time is the agent's start-up time.
+// The two that start PTYs load node-pty first, so a missing native part is one line with the fix
+// before anything else happens (no lock taken, no thread created up front, no pointer written).
 const commands: Record<string, () => Promise<(argv: readonly string[]) => Promise<number>>> = {
-  run: async () => (await import("./run.js")).runCommand,
+  run: async () => {
+    ptyModule();
+    return (await import("./run.js")).runCommand;
+  },
   plan: async () => (await import("./plan.js")).planCommand,
   pointer: async () => (await import("./pointer.js")).pointerCommand,
   sessions: async () => (await import("./sessions.js")).sessionsCommand,
@@ -31,7 +37,10 @@ const commands: Record<string, () => Promise<(argv: readonly string[]) => Promis
   replay: async () => (await import("./replay.js")).replayCommand,
   explain: async () => (await import("./replay.js")).explainCommand,
   doctor: async () => (await import("./doctor.js")).doctorCommand,
-  demo: async () => (await import("./demo.js")).demoCommand,
+  demo: async () => {
+    ptyModule();
+    return (await import("./demo.js")).demoCommand;
+  },
 };
 
 function version(): string {

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import stripAnsi from "strip-ansi";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
+import { ptyModule, type PtyModule } from "../pty/native.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder } from "../pointer/holder.js";
@@ -42,8 +43,14 @@ function compare(a: readonly number[], b: readonly number[]): number {
 
 /** node-pty loads and starts `true` in a PTY: what every `run` needs. */
 export async function ptyCheck(env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<Check> {
+  let pty: PtyModule;
   try {
-    const pty = await import("node-pty");
+    pty = ptyModule();
+  } catch (error) {
+    // Not installed, or no binary for this machine: the same line with the fix that run and demo print.
+    return { name: "pty", status: "fail", detail: messageOf(error).replace(/^sessionpin: /, "") };
+  }
+  try {
     const child = pty.spawn("true", [], { cols: 80, rows: 24, cwd, env: { ...env } });
     const exit = await Promise.race([
       new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode))),
@@ -57,8 +64,8 @@ export async function ptyCheck(env: NodeJS.ProcessEnv, cwd: string, timeoutMs: n
       ? { name: "pty", status: "ok", detail: "node-pty started `true` in a PTY (exit 0)" }
       : { name: "pty", status: "fail", detail: `node-pty started \`true\` in a PTY, and it exited ${exit}` };
   } catch (error) {
-    // Typically a missing native build (`npm rebuild node-pty`) or a spawn-helper without its execute bit.
-    return { name: "pty", status: "fail", detail: `node-pty cannot start a PTY: ${messageOf(error)}` };
+    // Typically macOS's spawn-helper without its execute bit, or a PTY limit reached (/dev/pts full).
+    return { name: "pty", status: "fail", detail: `node-pty cannot start a PTY: ${messageOf(error).split("\n", 1)[0] ?? ""}` };
   }
 }
 

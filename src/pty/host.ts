@@ -1,5 +1,6 @@
 import { closeSync, constants, openSync, writeSync } from "node:fs";
-import * as pty from "node-pty";
+import type { IPty } from "@lydell/node-pty";
+import { ptyModule } from "./native.js";
 import { signalGroup } from "./signals.js";
 
 export interface ExitStatus {
@@ -31,7 +32,7 @@ export interface SpawnOptions {
 export function spawnAgent(argv: readonly string[], options: SpawnOptions): AgentPty {
   const [file, ...args] = argv;
   if (file === undefined) throw new Error("spawnAgent needs a command");
-  const child = pty.spawn(file, args, {
+  const child = ptyModule().spawn(file, args, {
     cols: options.cols,
     rows: options.rows,
     cwd: options.cwd,
@@ -69,7 +70,7 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
  * everything after it until that queue is empty, so the order is kept. Without the fields this
  * relies on (another node-pty version) every write goes through node-pty.
  */
-function directWrite(terminal: pty.IPty): (data: Buffer | string) => void {
+function directWrite(terminal: IPty): (data: Buffer | string) => void {
   const fd = (terminal as unknown as { fd?: unknown }).fd;
   const queue = (terminal as unknown as { _writeStream?: { _writeQueue?: unknown } })._writeStream?._writeQueue;
   if (typeof fd !== "number" || !Array.isArray(queue)) return (data) => terminal.write(data);
@@ -100,7 +101,7 @@ export function exitCodeOf(status: ExitStatus): number {
  * master keeps delivering until it is drained. O_NOCTTY: it must not become our terminal.
  * Returns the release.
  */
-function holdSlave(terminal: pty.IPty): () => void {
+function holdSlave(terminal: IPty): () => void {
   // node-pty keeps the slave's device path in a field its typings do not declare.
   const device = (terminal as unknown as { _pty?: unknown })._pty;
   if (typeof device !== "string") return () => undefined;
