@@ -32,7 +32,8 @@ const ARGV: ArgvSpec = {
   optionalValues: ["-r", "--resume", "--connect", "-w", "--worktree", "--mouse", "--share", "--bash-env"],
 };
 
-// An empty `-p ""` on a warm start of a one-shot run: the slot `--resume-prompt` fills (coldArgs).
+// An empty `-p ""` on a warm start of a one-shot run: the slot coldArgs fills with the run's new
+// message or `--resume-prompt` (sessionpin does not start a one-shot run with neither).
 // Copilot 1.0.102 treats an empty -p as no -p (in a terminal it opens the TUI on the session).
 const isEmptyPrompt = (token: Token): boolean => token.kind === "option" && ONE_SHOT.includes(token.name) && token.value === "";
 
@@ -139,7 +140,7 @@ export const copilot: AgentPlugin = {
   },
   coldArgs(args, prompt) {
     const tokens = tokenize(args, ARGV);
-    // A warm start of a one-shot run left an empty `-p ""` for the resume prompt (warmArgs).
+    // A warm start of a one-shot run left an empty `-p ""` for the message it delivers (warmArgs).
     if (prompt !== undefined && tokens.some(isEmptyPrompt)) {
       return { args: render(tokens.map((t) => (isEmptyPrompt(t) ? { kind: "option", name: "-p", value: prompt, words: ["-p", prompt] } : t))), promptVia: "argv" };
     }
@@ -149,9 +150,9 @@ export const copilot: AgentPlugin = {
 
   // `copilot [options] --resume=<id>`: without its prompt, and without `--attachment`, which
   // belongs to that prompt. The `=` form keeps the ID from being read as anything else. A
-  // one-shot run (`-p MSG`) keeps `-p ""`: `--resume-prompt` puts its message there, so the
-  // warm start is `copilot -p MSG --resume=<id>` (headless resume, 1.0.102); without one, 1.0.102
-  // takes the empty -p as none and opens the session in the TUI.
+  // one-shot run (`-p MSG`) keeps `-p ""`: the run's new message (or `--resume-prompt`) goes
+  // there, so the warm start is `copilot -p MSG --resume=<id>` (headless resume, 1.0.102,
+  // test/interop/copilot.interop.ts). Left empty, 1.0.102 would take it as none and open the TUI.
   warmArgs(args, id) {
     const tokens = tokenize(args, ARGV);
     const rest = withoutOptions(tokens, [...PROMPT, ...SESSION, "--attachment"]);

@@ -83,8 +83,9 @@ const base = definePlugin({
     "Please set an Auth method",
     // 0.61.0 headless in an untrusted folder, exit 55 (one line, wrapped by the terminal only).
     "Gemini CLI is not running in a trusted directory",
-    // 0.61.0 `-p ""`: what a headless warm start without --resume-prompt gets (see warmArgs).
-    // Also exit 42, the code of an unknown ID.
+    // 0.61.0 `-p ""` with stdin not a terminal (exit 42, the code of an unknown ID too). sessionpin
+    // no longer starts the empty slot warmArgs leaves (a one-shot run with nothing new to deliver
+    // is a repeat, not started); kept for a message that reaches 0.61 empty.
     "No input provided via stdin\\.",
     // 0.61.0 when the model API refuses the key (401/403), then exit 1:
     //   Error when talking to Gemini API Full report available at: /tmp/gemini-client-error-…
@@ -117,7 +118,8 @@ export const gemini: AgentPlugin = {
   // an Enter that it reads within 40 ms of a paste for a newline inside the message
   // (InputPrompt.tsx, `recentUnsafePasteTime`), and sessionpin's Enter follows the paste by 100 ms
   // while 0.61 may not read for longer. The empty `-p ""` warmArgs leaves in a one-shot command
-  // is filled with the prompt (`--resume-prompt`): 0.61 resumes headless as `--resume <id> -p MSG`.
+  // is filled with what the warm start delivers (the call's new message, else `--resume-prompt`):
+  // 0.61 resumes headless as `--resume <id> -p MSG` (test/interop/gemini.interop.ts).
   coldArgs(args, prompt) {
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
     const tokens = tokenize(args, ARGV);
@@ -140,9 +142,9 @@ export const gemini: AgentPlugin = {
     return { id: fresh, args: beforeSeparator(args, ["--session-id", fresh]) };
   },
   // A one-shot command (`-p MSG`, or a positional prompt without `-i`: 0.61 runs both headless,
-  // even in a PTY) stays one-shot: `-p ""`, which coldArgs fills from --resume-prompt. Without
-  // one, 0.61 exits 42 `No input provided via stdin.` (transient, the pointer stays) instead of
-  // opening the TUI where nobody types.
+  // even in a PTY) stays one-shot: `-p ""`, which coldArgs fills with the new message or
+  // --resume-prompt. Never the TUI, where nobody types; with nothing to fill it, sessionpin does
+  // not start 0.61 at all (a repeat).
   warmArgs(args, id) {
     const tokens = tokenize(args, ARGV);
     const rest = withoutPositionals(withoutOptions(tokens, [...PROMPT, ...SESSION]));

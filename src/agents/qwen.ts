@@ -88,8 +88,8 @@ const data = definePlugin({
     // for a closed port after ~100 s of retries (5 s, 11 s, … backoff); each exits 1. The TUI
     // shows `✕ [API Error: …]` and stays open. None says anything about the session.
     "\\[API Error: ",
-    // A resumed `-p ""` with nothing on stdin (see warmArgs) prints this and exits 1: the ID
-    // was fine. (Qwen inherited the wording, "gemini" included, from Gemini CLI.)
+    // A resumed `-p ""` with nothing on stdin (see warmArgs; sessionpin no longer starts one)
+    // prints this and exits 1: the ID was fine. (Qwen inherited the wording, "gemini" included, from Gemini CLI.)
     "No input provided via stdin",
   ],
 });
@@ -137,10 +137,11 @@ export const qwen: AgentPlugin = {
   },
 
   // `qwen [options] --resume <id>`, without the prompt and any other choice of session. The task
-  // ran once already and is not sent again. A one-shot run keeps its mode as `-p ""`, which a
-  // --resume-prompt fills (coldArgs). Without one, 0.24.4 takes an empty `-p` as none: in
-  // sessionpin's PTY it opens the TUI on the resumed session (as `-o stream-json` alone does);
-  // with stdin not a terminal it says `No input provided via stdin` and exits 1 (transient).
+  // ran once already and is not sent again. A one-shot run keeps its mode as `-p ""`, which coldArgs
+  // fills with the run's new message or --resume-prompt; with neither, sessionpin does not start
+  // it (a repeat). Left empty, 0.24.4 would take it as none: in a PTY it opens the TUI on the
+  // resumed session (as `-o stream-json` alone does); with stdin not a terminal it says
+  // `No input provided via stdin` and exits 1 (transient).
   warmArgs(args, id) {
     const parsed = tokens(args);
     const rest = render(withoutPositionals(withoutOptions(parsed, [...PROMPT, ...SESSION])));

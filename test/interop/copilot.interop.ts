@@ -12,9 +12,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
-import { Cleanup, cwdOf, exitOf, sleep, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
+import { Cleanup, cli, cwdOf, exitOf, sleep, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";
+import { oneShot, type OneShotResult } from "./headless.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
 import { askedWith, assistantTexts, copilotEnv, eventsFile, trustCwd, typedTexts } from "./copilot-support.js";
 
@@ -196,12 +197,14 @@ describe(`GitHub Copilot CLI ${VERSION}, a stored ID it does not know`, () => {
     const sb = copilotSandbox();
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "copilot", id: stale, source: { rule: "result" } });
+    // The pointer knows no message, so the command's own is new to the session: the warm start
+    // delivers it (a follow-up), not the resume prompt.
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["copilot", ...ONE_SHOT])));
     expect((await exitOf(driver, WAIT_MS * 4)).exitCode).toBe(0);
     const fresh = String(sb.readPointer()["id"]);
     expect(fresh).not.toBe(stale);
     expect(startsIn(sb.readLog())).toEqual([
-      ["copilot", "--output-format", "json", "--allow-all-tools", `--resume=${stale}`, "-p", ASK],
+      ["copilot", "--output-format", "json", "--allow-all-tools", `--resume=${stale}`, "-p", REMEMBER],
       ["copilot", ...ONE_SHOT, `--session-id=${fresh}`],
     ]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
@@ -300,4 +303,57 @@ describe(`GitHub Copilot CLI ${VERSION}, /clear`, () => {
     await settled(warm);
     await stop(warm);
   }, 120_000);
+});
+
+describe(`GitHub Copilot CLI ${VERSION} headless conversations, one per key`, () => {
+  /** One call of a CI job or chat bridge: no TTY, stdin closed; a loaded 2-core machine runs 1.0.102 in 5–25 s. */
+  const BOUND_MS = WAIT_MS * 4;
+  const call = async (sb: Sandbox, key: string, message: string): Promise<OneShotResult> => {
+    const result = await oneShot(sb, key, ["copilot", "-p", message, "--output-format", "json", "--allow-all-tools"], { boundMs: BOUND_MS });
+    console.log(`copilot ${VERSION}, key ${key}, ${JSON.stringify(message)}: exit ${String(result.code)} in ${result.ms} ms`);
+    return result;
+  };
+  /** The session a call's JSON output named (its last line, `result`). */
+  const sessionOf = (result: OneShotResult): unknown => jsonLines(result.stdout).find((l) => l["type"] === "result")?.["sessionId"];
+
+  it("three calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = copilotSandbox();
+    const thread = [REMEMBER, "remember the word yak", ASK];
+    const sessions = new Set<unknown>();
+    for (const [n, message] of thread.entries()) {
+      const result = await call(sb, "thread-1", message);
+      expect(result.code, result.stderr).toBe(0);
+      sessions.add(sessionOf(result));
+      // The fake API saw this message once, after every earlier message of the thread and its answer.
+      const [request, ...more] = askedWith(api(), message);
+      expect(more).toEqual([]);
+      expect(typedTexts(request?.messages ?? [])).toEqual(thread.slice(0, n + 1));
+      expect(assistantTexts(request?.messages ?? [])).toEqual(thread.slice(0, n).map((m) => m.replace("remember the word", "FAKE-API: noted the word") + "."));
+    }
+    expect(askedWith(api(), ASK).map((r) => r.answer)).toEqual(["FAKE-API: the word is yak."]);
+    expect(sessions.size).toBe(1);
+    const [id] = [...sessions];
+    expect(id).toMatch(UUID);
+
+    // A retried step: the message the session already had is not sent again, Copilot is not started.
+    const requests = api().requests.length;
+    const repeat = await call(sb, "thread-1", ASK);
+    expect(repeat.code).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(repeat.stdout).toBe("");
+    expect(api().requests).toHaveLength(requests);
+
+    // Another thread in the same folder: a conversation of its own, which knows no word.
+    const other = await call(sb, "thread-2", ASK);
+    expect(other.code, other.stderr).toBe(0);
+    const otherId = sessionOf(other);
+    expect(otherId).toMatch(UUID);
+    expect(otherId).not.toBe(id);
+    const fresh = askedWith(api(), ASK).filter((r) => typedTexts(r.messages).length === 1);
+    expect(fresh.map((r) => r.answer)).toEqual(["FAKE-API: no word was given in this conversation."]);
+
+    // What a bridge reads to map its threads to sessions.
+    const listed = JSON.parse(cli(sb, ["sessions", "--json"]).stdout) as Array<Record<string, unknown>>;
+    expect(listed.map((row) => [row["key"], row["id"], row["messages"]]).sort()).toEqual([["thread-1", id, 3], ["thread-2", otherId, 1]]);
+  }, 6 * WAIT_MS * 4);
 });

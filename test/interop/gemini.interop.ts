@@ -14,6 +14,7 @@ import { Cleanup, cli, cwdOf, exitOf, pointerExists, waitUntil, WAIT_MS, writePo
 import type { Sandbox } from "../helpers/sandbox.js";
 import { userTexts, type ApiMessage } from "./fake-anthropic.js";
 import { FakeGemini, geminiEnv, typeLikeAgentapi, writeGeminiSettings, type GeminiSettings } from "./gemini-support.js";
+import { oneShot, type OneShotResult } from "./headless.js";
 import { fakeApiPerTest, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -156,7 +157,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
-  it("headless: `-p … --output-format stream-json` takes the chosen ID (init's session_id), confirmed by the chats file; a warm start with --resume-prompt continues it headless", async () => {
+  it("headless: `-p … --output-format stream-json` takes the chosen ID (init's session_id), confirmed by the chats file; a warm start with --resume-prompt continues it headless, the same call again sends nothing", async () => {
     const sb = geminiSandbox();
     const cast = join(sb.dir, "cold.cast");
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--record", cast], ["gemini", "-p", REMEMBER, ...STREAM])));
@@ -184,19 +185,20 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(resumed[0]?.answer).toBe("FAKE-API: the word is zebra.");
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
 
-    // Without --resume-prompt the warm start stays one-shot (`-p ""`): 0.61 refuses to run
-    // without input (exit 42, like an unknown ID), which is not a rejection: the pointer stays.
-    // (Last: in the minute the session was written, this failed resume of 0.61 rewrites its file
-    // to an empty session, so the next resume would be refused.)
+    // The same command again without --resume-prompt (a retried step): its message is one the
+    // session already had, so Gemini is not started (exit 4) and the pointer is left as it was.
+    // (Before, the warm start was `--resume <id> -p ""`, which 0.61 refuses with exit 42
+    // `No input provided via stdin.`, and in the minute the session was written that failed
+    // resume rewrote its file to an empty session.)
+    const before = sb.readPointer();
+    const requests = api().requests.length;
     const bare = cleanup.driver(sb.sessionpin(run(sb, [], ["gemini", "-p", REMEMBER, ...STREAM])));
-    const bareExit = (await exitOf(bare, SLOW)).exitCode;
-    expect(bareExit).toBe(42);
-    expect(startsIn(sb.readLog()).at(-1)).toEqual(["gemini", ...STREAM, "--resume", id, "-p", ""]);
-    expect(bare.text).toContain("No input provided via stdin.");
-    keep("headless-no-input.txt", bare);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect((await exitOf(bare, SLOW)).exitCode).toBe(4);
+    expect(bare.text).toContain("session already had this message");
+    expect(startsIn(sb.readLog())).toHaveLength(2);
+    expect(api().requests).toHaveLength(requests);
+    expect(sb.readPointer()).toEqual(before);
     expect(sb.asideFiles("rejected")).toEqual([]);
-
   });
 
   it("interactive warm start with --resume-prompt: typed into the resumed TUI, the message continues the session", async () => {
@@ -320,4 +322,57 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(api().requests).toEqual([]);
     expect(nextStart(sb, ["gemini", "-p", REMEMBER, ...STREAM])).toBe("cold");
   });
+});
+
+describe(`Gemini CLI ${VERSION} headless conversations, one per key`, () => {
+  /** One call of a CI job or chat bridge: no TTY, stdin closed; a loaded 2-core machine runs 0.61 in 5–20 s. */
+  const BOUND_MS = WAIT_MS * 4;
+  const call = async (sb: Sandbox, key: string, message: string): Promise<OneShotResult> => {
+    const result = await oneShot(sb, key, ["gemini", "-p", message, ...STREAM], { boundMs: BOUND_MS });
+    console.log(`gemini ${VERSION}, key ${key}, ${JSON.stringify(message)}: exit ${String(result.code)} in ${result.ms} ms`);
+    return result;
+  };
+  /** The session a call's stream named (its `init` line). */
+  const initOf = (result: OneShotResult): unknown => jsonLines(result.stdout).find((e) => e["type"] === "init")?.["session_id"];
+
+  it("three calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = geminiSandbox();
+    const thread = ["remember the word zebra", "remember the word yak", "which word?"];
+    const sessions = new Set<unknown>();
+    for (const [n, message] of thread.entries()) {
+      const result = await call(sb, "thread-1", message);
+      expect(result.code, result.stderr).toBe(0);
+      sessions.add(initOf(result));
+      // The fake API saw this message once, after every earlier message of the thread and its answer.
+      const [request, ...more] = api().turns().filter((r) => asked(r).at(-1) === message);
+      expect(more).toEqual([]);
+      expect(asked(request!)).toEqual(thread.slice(0, n + 1));
+      expect(answers(request!)).toEqual(thread.slice(0, n).map((m) => m.replace("remember the word", "FAKE-API: noted the word") + "."));
+    }
+    expect(api().conversation("which word?")[0]?.answer).toBe("FAKE-API: the word is yak.");
+    expect(sessions.size).toBe(1);
+    const [id] = [...sessions];
+    expect(id).toMatch(UUID);
+
+    // A retried step: the message the session already had is not sent again, Gemini is not started.
+    const requests = api().requests.length;
+    const repeat = await call(sb, "thread-1", "which word?");
+    expect(repeat.code).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(repeat.stdout).toBe("");
+    expect(api().requests).toHaveLength(requests);
+
+    // Another thread in the same folder: a conversation of its own, which knows no word.
+    const other = await call(sb, "thread-2", "which word?");
+    expect(other.code, other.stderr).toBe(0);
+    expect(initOf(other)).toMatch(UUID);
+    expect(initOf(other)).not.toBe(id);
+    const fresh = api().conversation("which word?").filter((r) => asked(r).length === 1);
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
+
+    // What a bridge reads to map its threads to sessions.
+    const listed = JSON.parse(cli(sb, ["sessions", "--json"]).stdout) as Array<Record<string, unknown>>;
+    expect(listed.map((row) => [row["key"], row["id"], row["messages"]]).sort()).toEqual([["thread-1", id, 3], ["thread-2", initOf(other), 1]]);
+  }, 6 * WAIT_MS * 4);
 });

@@ -8,10 +8,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
-import { Cleanup, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
+import { Cleanup, cli, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";
 import { userTexts } from "./fake-anthropic.js";
+import { oneShot, type OneShotResult } from "./headless.js";
 import { qwenChats, qwenEnv, qwenSessions, UNREACHABLE, writeQwenSettings } from "./qwen-support.js";
 import { fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
 
@@ -166,10 +167,12 @@ describe(`Qwen Code ${VERSION}`, () => {
   it("headless, stale ID: refused on stderr (exit 1), the fresh run gets the task prompt in the same sessionpin run", { timeout: 120_000 }, async () => {
     const sb = qwenSandbox();
     writePointerByHand(sb, { agent: "qwen", id: STALE, source: { rule: "chats" } });
+    // The pointer knows no message, so the command's own is new to the session: the warm start
+    // delivers it (a follow-up), not the resume prompt.
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK], ["qwen", "-p", REMEMBER])));
     expect((await exitOf(driver, SLOW)).exitCode).toBe(0);
     const id = String(sb.readPointer()["id"]);
-    expect(startsIn(sb.readLog())).toEqual([["qwen", "--resume", STALE, "-p", ASK], ["qwen", "--session-id", id, "-p", REMEMBER]]);
+    expect(startsIn(sb.readLog())).toEqual([["qwen", "--resume", STALE, "-p", REMEMBER], ["qwen", "--session-id", id, "-p", REMEMBER]]);
     expect(driver.text).toContain(`No saved session found with ID ${STALE}.`);
     expect(driver.text).toContain(NOTED);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
@@ -278,4 +281,60 @@ describe(`Qwen Code ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
     expect(api().conversation(ASK)).toEqual([]);
   });
+});
+
+describe(`Qwen Code ${VERSION} headless conversations, one per key`, () => {
+  /** One call of a CI job or chat bridge: no TTY, stdin closed; a loaded 2-core machine runs 0.24.4 in 5–20 s. */
+  const BOUND_MS = WAIT_MS * 4;
+  const call = async (sb: Sandbox, key: string, message: string): Promise<OneShotResult> => {
+    const result = await oneShot(sb, key, ["qwen", "-p", message, "--output-format", "stream-json"], { boundMs: BOUND_MS });
+    console.log(`qwen ${VERSION}, key ${key}, ${JSON.stringify(message)}: exit ${String(result.code)} in ${result.ms} ms`);
+    return result;
+  };
+  /** The session a call's stream named (its `result` line, `success` only). */
+  const resultOf = (result: OneShotResult): Record<string, unknown> | undefined => jsonLines(result.stdout).find((l) => l["type"] === "result");
+
+  it("three calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = qwenSandbox();
+    const thread = [REMEMBER, YAK, ASK];
+    const sessions = new Set<unknown>();
+    for (const [n, message] of thread.entries()) {
+      const result = await call(sb, "thread-1", message);
+      expect(result.code, result.stderr).toBe(0);
+      expect(resultOf(result)).toMatchObject({ subtype: "success" });
+      sessions.add(resultOf(result)?.["session_id"]);
+      // The fake API saw this message as a turn once, after every earlier message of the thread and its answer.
+      expect(turnsBefore(message)).toEqual([thread.slice(0, n + 1)]);
+      // …and the earlier answers (this turn's own request, not the side calls that quote it).
+      const turn = api().completions().filter((r) => userTexts(r.messages).at(-1) === message);
+      const earlier = turn.flatMap((r) => r.messages.filter((m) => m.role === "assistant").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))));
+      expect(earlier).toEqual(thread.slice(0, n).map((m) => m.replace("remember the word", "FAKE-API: noted the word") + "."));
+    }
+    expect(api().completions().filter((r) => userTexts(r.messages).at(-1) === ASK).map((r) => r.answer)).toEqual(["FAKE-API: the word is yak."]);
+    expect(sessions.size).toBe(1);
+    const [id] = [...sessions];
+    expect(id).toMatch(UUID);
+    expect(qwenSessions(sb, cwdOf(sb))).toEqual([id]);
+
+    // A retried step: the message the session already had is not sent again, Qwen is not started.
+    const requests = api().requests.length;
+    const repeat = await call(sb, "thread-1", ASK);
+    expect(repeat.code).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(repeat.stdout).toBe("");
+    expect(api().requests).toHaveLength(requests);
+
+    // Another thread in the same folder: a conversation of its own, which knows no word.
+    const other = await call(sb, "thread-2", ASK);
+    expect(other.code, other.stderr).toBe(0);
+    const otherId = resultOf(other)?.["session_id"];
+    expect(otherId).toMatch(UUID);
+    expect(otherId).not.toBe(id);
+    expect(turnsBefore(ASK)).toEqual([[REMEMBER, YAK, ASK], [ASK]]);
+    expect(resultOf(other)).toMatchObject({ subtype: "success", result: "FAKE-API: no word was given in this conversation." });
+
+    // What a bridge reads to map its threads to sessions.
+    const listed = JSON.parse(cli(sb, ["sessions", "--json"]).stdout) as Array<Record<string, unknown>>;
+    expect(listed.map((row) => [row["key"], row["id"], row["messages"]]).sort()).toEqual([["thread-1", id, 3], ["thread-2", otherId, 1]]);
+  }, 6 * WAIT_MS * 4);
 });
