@@ -2,13 +2,15 @@
 # workspace restarts. A snippet for a template that already has `coder_agent.main`.
 #
 # enable_state_persistence makes the agentapi module export
-# AGENTAPI_STATE_FILE=$HOME/.amp-module/agentapi-state.json (with agentapi >= v0.12.0), so agentapi
-# restores the chat it shows; sessionpin keeps its pointer beside that file, as
-# $HOME/.amp-module/sessionpin-amp.json, so Amp itself resumes the same thread. Both live in the
-# module folder: keep $HOME on a persistent volume and both survive a restart together.
+# AGENTAPI_STATE_FILE=$HOME/.coder-modules/coder/amp/agentapi-state.json (with agentapi >= v0.12.0),
+# so agentapi restores the chat it shows (the start script turns that off when the start is not
+# warm); sessionpin keeps its pointer beside that file, as sessionpin-amp.json, so Amp itself
+# resumes the same thread. Both live in the module folder, the registry's layout
+# ($HOME/.coder-modules/<namespace>/<module>): keep $HOME on a persistent volume and both survive a
+# restart together. A pointer left in the older $HOME/.amp-module is moved over once.
 #
-# For Claude Code or Goose: ARG_AGENT=claude / goose, module_dir_name ".claude-module" /
-# ".goose-module", and that agent's install script.
+# For Claude Code or Goose: ARG_AGENT=claude / goose, module_dir_name
+# ".coder-modules/coder/claude-code" / ".coder-modules/coder/goose", and that agent's install script.
 
 variable "sessionpin_tarball" {
   type        = string
@@ -24,9 +26,10 @@ data "coder_parameter" "ai_prompt" {
 }
 
 module "agentapi" {
-  # Pin a version of the module that has enable_state_persistence and whose start_script
-  # starts agentapi itself (as agentapi-start.sh does).
-  source = "registry.coder.com/coder/agentapi/coder"
+  # Pinned: 2.2.0 has enable_state_persistence and runs the start_script, which starts agentapi
+  # itself (as agentapi-start.sh does). Check a newer version's README before moving.
+  source  = "registry.coder.com/coder/agentapi/coder"
+  version = "2.2.0"
 
   agent_id             = coder_agent.main.id
   folder               = "/home/coder/project"
@@ -35,7 +38,7 @@ module "agentapi" {
   web_app_icon         = "/icon/amp.svg"
   cli_app_slug         = "amp-cli"
   cli_app_display_name = "Amp CLI"
-  module_dir_name      = ".amp-module"
+  module_dir_name      = ".coder-modules/coder/amp"
 
   enable_state_persistence = true
   agentapi_version         = "v0.12.2" # state persistence needs >= v0.12.0
@@ -51,7 +54,7 @@ module "agentapi" {
   install_script = <<-EOT
     #!/bin/bash
     set -o errexit -o pipefail
-    npm install --global @ampcode/cli
+    npm install --global @ampcode/cli@0.0.1790142911 # the version sessionpin's interop suite runs
   EOT
 
   # The module runs this as `agentapi-start.sh true <port>` from `folder`, with AGENTAPI_STATE_FILE
