@@ -54,7 +54,7 @@ module "agentapi" {
   install_script = <<-EOT
     #!/bin/bash
     set -o errexit -o pipefail
-    npm install --global @ampcode/cli@0.0.1790142911 # the version sessionpin's interop suite runs
+    npm install --global @ampcode/cli@0.0.1790142911-g7618fb # the version sessionpin's interop suite runs
   EOT
 
   # The module runs this as `agentapi-start.sh true <port>` from `folder`, with AGENTAPI_STATE_FILE
