@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sandbox } from "../helpers/sandbox.js";
-import { Cleanup, cli, exitOf, newThreadId, PROMPT, QUIET, waitUntil, writePointerByHand } from "./support.js";
+import { Cleanup, cli, cwdOf, exitOf, newThreadId, PROMPT, QUIET, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -91,5 +91,30 @@ describe("plan and run agree", () => {
       planned.argv.slice(1).map((word) => (word === "{id}" ? String(made) : word)),
     ]);
     if (planned.setsAside !== undefined) expect(readFileSync(log, "utf8")).toContain(`moved the pointer aside to ${path.replace(/\.json$/, "")}.${planned.setsAside}-`);
+  });
+});
+
+describe("plan and run agree on a session gone from the agent's store", () => {
+  it("plan says cold and sets it aside as gone; run launches what plan printed, once (the chosen ID aside)", async () => {
+    const sb = cleanup.sandbox();
+    const gone = "0b5e8d1c-2f3a-4b6c-8d9e-0f1a2b3c4d5e";
+    // Claude's transcripts of this folder exist, but not the pinned session's.
+    const projects = join(sb.home, ".claude", "projects", cwdOf(sb).replace(/[^A-Za-z0-9]/g, "-"));
+    mkdirSync(projects, { recursive: true });
+    writeFileSync(join(projects, "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"), "{}\n");
+    writePointerByHand(sb, { agent: "claude", id: gone, source: { rule: "transcript" } });
+    const command = ["claude", "-p", "--output-format", "stream-json", "--verbose", "Now the docs."];
+
+    const planned = JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, "--", ...command]).stdout) as Planned & { chosen: string; reason: string };
+    expect(planned).toMatchObject({ mode: "cold", setsAside: "gone" });
+    expect(planned.reason).toContain(`session ${gone} is gone from claude's own store`);
+
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--", ...command]));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const starts = sb.fakeStarts("claude");
+    expect(starts).toHaveLength(1);
+    const chosen = String(starts[0]?.[1]);
+    expect(starts[0]).toEqual(planned.argv.slice(1).map((word) => (word === planned.chosen ? chosen : word)));
+    expect(sb.asideFiles("gone")).toHaveLength(1);
   });
 });
