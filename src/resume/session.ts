@@ -245,7 +245,9 @@ function launch(
 function tookTurn(plan: StartPlan, pointer: Pointer | undefined, outcome: AttemptOutcome): boolean {
   const { exitCode, signal } = outcome.status;
   const clean = exitCode === 0 && signal === 0;
-  return plan.oneShot ? clean && !outcome.signalledByUs : pointer?.state === "confirmed" && (clean || outcome.signalledByUs);
+  // A one-shot run reads no typed message: one its plugin could only type never reached it.
+  if (plan.oneShot) return clean && !outcome.signalledByUs && plan.promptVia !== "pty";
+  return pointer?.state === "confirmed" && (clean || outcome.signalledByUs);
 }
 
 /**

@@ -3,13 +3,13 @@
  * sessionpin at agentapi's 67x1190, against the fake Messages API. The fake API's record is the
  * proof: which session header each request carried and which turns it sent.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Cleanup, exitOf, WAIT_MS } from "../e2e/support.js";
+import { Cleanup, cwdOf, exitOf, WAIT_MS } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
-import { oneShot } from "./headless.js";
+import { oneShot, repeatSendsNothing } from "./headless.js";
 import { claudeEnv, jsonLines, pinned, rawText, realSandbox, replayOf, run, startsIn, UUID, versionOf, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -17,6 +17,9 @@ const api = fakeApiPerTest(cleanup, () => FakeAnthropic.start());
 
 const STREAM = ["--output-format", "stream-json", "--verbose"];
 const REMEMBER = "remember the word zebra";
+const STALE = "0b5e8d1c-2f3a-4b6c-8d9e-0f1a2b3c4d5e";
+/** Where Claude keeps a session's transcript: the store sessionpin checks before a warm start. */
+const transcriptOf = (sb: Sandbox, id: string): string => join(sb.home, ".claude", "projects", cwdOf(sb).replace(/[^A-Za-z0-9]/g, "-"), `${id}.jsonl`);
 const ASK = "which word?";
 
 describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => {
@@ -75,36 +78,57 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} print mode`, () => 
     expect(userTexts(api().conversation("once more")[0]?.messages ?? []).filter((t) => t !== "")).toEqual([REMEMBER, ASK, "which word? once more"]);
   });
 
-  it("falls back to a fresh session, with the new prompt, when the pinned session is gone", async () => {
+  it("sets aside a pinned session gone from Claude's transcripts before launch: the fresh session gets the new message, Claude is never asked to resume it", async () => {
     const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
     const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", REMEMBER, ...STREAM])));
     expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    // The transcript the real CLI wrote is where the store check looks.
+    expect(existsSync(transcriptOf(sb, String(sb.readPointer()["id"])))).toBe(true);
 
-    // Pin an ID Claude has no transcript for. Claude 2.1.330 looks the session up before it
-    // looks for a prompt, so this time the warm start is refused with the plugin's rejection text.
-    const stale = "0b5e8d1c-2f3a-4b6c-8d9e-0f1a2b3c4d5e";
-    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: STALE }, null, 2)}\n`, { mode: 0o600 });
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(warm.text).not.toContain("No conversation found");
+    const fresh = String(sb.readPointer()["id"]);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["claude", "--session-id", fresh, "-p", ASK, ...STREAM]);
+    expect(startsIn(sb.readLog()).flat()).not.toContain(STALE);
+    expect(sb.readLog()).toContain(`session ${STALE} is gone from claude's own store`);
+    expect(sb.asideFiles("gone")).toHaveLength(1);
+    const asked = api().conversation(ASK);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.sessionId).toBe(fresh);
+    expect(userTexts(asked[0]?.messages ?? []).filter((t) => t !== "")).toEqual([ASK]);
+  });
+
+  it("where sessionpin cannot tell (no transcripts of this folder), Claude's own refusal falls back in the same run, with the new message", async () => {
+    const sb = realSandbox(cleanup, claudeEnv(api().url, "api-key"));
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", REMEMBER, ...STREAM])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    rmSync(dirname(transcriptOf(sb, String(sb.readPointer()["id"]))), { recursive: true });
+
+    // Claude 2.1.330 looks the session up before it looks for a prompt: the plugin's rejection text.
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: STALE }, null, 2)}\n`, { mode: 0o600 });
     const warm = cleanup.driver(sb.sessionpin(run(sb, [], ["claude", "-p", ASK, ...STREAM])));
     expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
 
     // What 2.1.330 printed: the error line, then a stream `result` that says the same.
-    expect(warm.text).toContain(`No conversation found with session ID: ${stale}`);
+    expect(warm.text).toContain(`No conversation found with session ID: ${STALE}`);
     const events = jsonLines(rawText(warm));
-    expect(events[0]).toMatchObject({ type: "result", subtype: "error_during_execution", is_error: true, session_id: stale, errors: [`No conversation found with session ID: ${stale}`] });
+    expect(events[0]).toMatchObject({ type: "result", subtype: "error_during_execution", is_error: true, session_id: STALE, errors: [`No conversation found with session ID: ${STALE}`] });
 
     // sessionpin set the stale pointer aside and started afresh in the same run, with the same
     // message: "which word?" reached Claude once, in a new session.
     const [resumeArgv, freshArgv] = startsIn(sb.readLog()).slice(-2);
-    expect(resumeArgv).toEqual(["claude", "-p", ...STREAM, "--resume", stale, "--", ASK]);
+    expect(resumeArgv).toEqual(["claude", "-p", ...STREAM, "--resume", STALE, "--", ASK]);
     const fresh = String(sb.readPointer()["id"]);
     expect(fresh).toMatch(UUID);
-    expect(fresh).not.toBe(stale);
+    expect(fresh).not.toBe(STALE);
     expect(freshArgv).toEqual(["claude", "--session-id", fresh, "-p", ASK, ...STREAM]);
-    expect(sb.readLog()).toContain(`stored ID ${stale} rejected: claude printed "No conversation found with session ID: ${stale}"`);
+    expect(sb.readLog()).toContain(`stored ID ${STALE} rejected: claude printed "No conversation found with session ID: ${STALE}"`);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     const pointer = sb.readPointer();
-    expect(pointer).toMatchObject({ id: fresh, state: "confirmed", source: { rule: "result" } });
-    expect((pointer["history"] as Array<{ id: string; reason: string }>).map((h) => h.id)).toEqual([stale]);
+    expect(pointer).toMatchObject({ id: fresh, state: "confirmed" });
+    expect((pointer["history"] as Array<{ id: string; reason: string }>).map((h) => h.id)).toEqual([STALE]);
     const asked = api().conversation(ASK);
     expect(asked).toHaveLength(1);
     expect(asked[0]?.sessionId).toBe(fresh);
@@ -131,11 +155,7 @@ describe(`Claude Code ${pinned("@anthropic-ai/claude-code")} headless conversati
     const sessionIds = new Set(thread.map((message) => api().conversation(message)[0]?.sessionId));
     expect(sessionIds.size).toBe(1);
 
-    const requests = api().requests.length;
-    const repeat = await call(sb, "thread-1", "which word?");
-    expect(repeat.code).toBe(4);
-    expect(repeat.stderr).toContain("session already had this message");
-    expect(api().requests).toHaveLength(requests);
+    await repeatSendsNothing(() => call(sb, "thread-1", "which word?"), () => api().requests.length);
 
     const other = await call(sb, "thread-2", "which word?");
     expect(other.code, other.stderr).toBe(0);

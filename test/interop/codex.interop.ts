@@ -3,7 +3,7 @@
  * (a custom model provider in $HOME/.codex/config.toml). The fake API's record (its `session-id`
  * header and the `input` items) proves which thread a run continued.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
@@ -11,7 +11,7 @@ import { Cleanup, exitOf, pointerExists, waitUntil, WAIT_MS, writePointerByHand 
 import type { Sandbox } from "../helpers/sandbox.js";
 import { userTexts } from "./fake-anthropic.js";
 import { FakeOpenAI, messagesOf } from "./fake-openai.js";
-import { oneShot } from "./headless.js";
+import { converse, oneShot, repeatSendsNothing, THREAD } from "./headless.js";
 import { codexEnv, jsonLines, onScreen, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, takenRules, UUID, versionOf, writeCodexConfig, fakeApiPerTest } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -26,6 +26,11 @@ function codexSandbox(): Sandbox {
   const sb = realSandbox(cleanup, codexEnv);
   writeCodexConfig(sb, api().url);
   return sb;
+}
+
+/** Takes Codex's rollouts away whole: the store check before a warm start then cannot tell, and the launch does. */
+function forgetRollouts(sb: Sandbox): void {
+  rmSync(join(sb.home, ".codex", "sessions"), { recursive: true, force: true });
 }
 
 /** The user texts of a Responses request, without Codex's own `<environment_context>` message. */
@@ -116,9 +121,27 @@ describe(`Codex ${VERSION}`, () => {
     expect(asked(third[0]?.input ?? [])).toEqual([REMEMBER, ASK, again]);
   });
 
-  it("stale ID, exec: the follow-up reaches the real CLI, which refuses the thread; sessionpin falls back to a fresh one with the same message", async () => {
+  it("stale ID, exec: a thread with no rollout of any date is set aside before launch; the fresh thread gets the message, Codex is never asked to resume it", async () => {
     const sb = codexSandbox();
     await coldExec(sb);
+    const stale = "01a20562-0000-7181-8578-2b6ce586163b";
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
+    expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(warm.text).not.toContain("no rollout found");
+    expect(startsIn(sb.readLog()).flat()).not.toContain(stale);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, ASK]);
+    expect(sb.readLog()).toContain(`session ${stale} is gone from codex's own store`);
+    expect(sb.asideFiles("gone")).toHaveLength(1);
+    const got = api().conversation(ASK);
+    expect(got.map((r) => r.headers["session-id"])).toEqual([sb.readPointer()["id"]]);
+    expect(asked(got[0]?.input ?? [])).toEqual([ASK]);
+  });
+
+  it("stale ID, exec, where sessionpin cannot tell (no rollouts at all): the follow-up reaches the real CLI, which refuses the thread; sessionpin falls back to a fresh one with the same message", async () => {
+    const sb = codexSandbox();
+    await coldExec(sb);
+    forgetRollouts(sb);
     const stale = "01a20562-0000-7181-8578-2b6ce586163b";
     writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
 
@@ -149,6 +172,7 @@ describe(`Codex ${VERSION}`, () => {
   it("stale ID, exec, a repeated message with --resume-prompt: the resume prompt meets the refusal and the fallback runs the command as given", async () => {
     const sb = codexSandbox();
     await coldExec(sb);
+    forgetRollouts(sb);
     const stale = "01a20562-0000-7181-8578-2b6ce586163b";
     // The session had REMEMBER (the cold run's turn): the same call is a repeat, so the resume prompt is delivered.
     writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
@@ -238,28 +262,19 @@ describe(`Codex ${VERSION} headless conversations, one per key`, () => {
 
   it("three `codex exec` calls on one key continue one thread, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
     const sb = codexSandbox();
-    const thread = ["remember the word zebra", "remember the word yak", "which word?"];
-    const times: number[] = [];
-    for (const [n, message] of thread.entries()) {
-      const result = await call(sb, "thread-1", message);
-      times.push(result.ms);
-      expect(result.code, result.stderr).toBe(0);
+    const thread = THREAD;
+    const times = await converse((message) => call(sb, "thread-1", message), (n, message) => {
       const [request, ...more] = turnsAsking(message);
       expect(more).toEqual([]);
       expect(asked(request?.input ?? [])).toEqual(thread.slice(0, n + 1));
-    }
+    });
     expect(turnsAsking("which word?")[0]?.answer).toBe("FAKE-API: the word is yak.");
     // One thread: Codex names it in the session-id header of every request.
     const threads = new Set(thread.map((message) => turnsAsking(message)[0]?.headers["session-id"]));
     expect(threads.size).toBe(1);
     expect([...threads][0]).toMatch(UUID);
 
-    const requests = api().requests.length;
-    const repeat = await call(sb, "thread-1", "which word?");
-    times.push(repeat.ms);
-    expect(repeat.code).toBe(4);
-    expect(repeat.stderr).toContain("session already had this message");
-    expect(api().requests).toHaveLength(requests);
+    times.push((await repeatSendsNothing(() => call(sb, "thread-1", "which word?"), () => api().requests.length)).ms);
 
     const other = await call(sb, "thread-2", "which word?");
     times.push(other.ms);

@@ -3,6 +3,7 @@
  * command> MESSAGE` per message, with no terminal and stdin closed, each call bounded in time.
  */
 import { spawn } from "node:child_process";
+import { expect } from "vitest";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
 
 export interface OneShotResult {
@@ -43,4 +44,36 @@ export function oneShot(sb: Sandbox, key: string, command: readonly string[], o:
       resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Date.now() - started });
     });
   });
+}
+
+/**
+ * A retried step: `call` repeats a message the session already had. sessionpin starts nothing
+ * (exit 4, one line on stderr, nothing on stdout) and the fake model API gets no new request.
+ */
+export async function repeatSendsNothing(call: () => Promise<OneShotResult>, requests: () => number): Promise<OneShotResult> {
+  const before = requests();
+  const repeat = await call();
+  expect(repeat.code).toBe(4);
+  expect(repeat.stderr).toContain("session already had this message");
+  expect(repeat.stdout).toBe("");
+  expect(requests()).toBe(before);
+  return repeat;
+}
+
+/** The conversation every headless test holds on one key: the third message asks for the second's word. */
+export const THREAD = ["remember the word zebra", "remember the word yak", "which word?"] as const;
+
+/**
+ * Sends `THREAD` through `call`, one message per call, each call succeeding; `check(n, message)`
+ * proves what the fake model API received for message `n`. Returns each call's time.
+ */
+export async function converse(call: (message: string) => Promise<OneShotResult>, check: (n: number, message: string) => void): Promise<number[]> {
+  const times: number[] = [];
+  for (const [n, message] of THREAD.entries()) {
+    const result = await call(message);
+    times.push(result.ms);
+    expect(result.code, result.stderr).toBe(0);
+    check(n, message);
+  }
+  return times;
 }

@@ -10,7 +10,7 @@ import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";
-import { oneShot } from "./headless.js";
+import { converse, oneShot, repeatSendsNothing, THREAD } from "./headless.js";
 import { assistantTurns, createdInLog, opencodeEnv, turnsAsking, userTurns, writeOpencodeConfig } from "./opencode-support.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, versionOf } from "./support.js";
 
@@ -278,29 +278,20 @@ describe(`OpenCode ${VERSION} headless conversations, one per key`, () => {
 
   it("three `opencode run` calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
     const sb = await opencodeSandbox();
-    const thread = ["remember the word zebra", "remember the word yak", "which word?"];
-    const times: number[] = [];
-    for (const [n, message] of thread.entries()) {
-      const result = await call(sb, "thread-1", message);
-      times.push(result.ms);
-      expect(result.code, result.stderr).toBe(0);
+    const thread = THREAD;
+    const times = await converse((message) => call(sb, "thread-1", message), (n, message) => {
       const [request, ...more] = turnsAsking(api().completions(), message);
       expect(more).toEqual([]);
       expect(userTurns(request as never)).toEqual(thread.slice(0, n + 1));
       expect(assistantTurns(request as never)).toHaveLength(n);
-    }
+    });
     expect(turnsAsking(api().completions(), "which word?")[0]?.answer).toBe("FAKE-API: the word is yak.");
     // OpenCode's log names every session it creates: one for the three calls.
     const [first, ...others] = createdInLog(sb);
     expect(others).toEqual([]);
     expect(first?.id).toMatch(SESSION);
 
-    const requests = api().requests.length;
-    const repeat = await call(sb, "thread-1", "which word?");
-    times.push(repeat.ms);
-    expect(repeat.code).toBe(4);
-    expect(repeat.stderr).toContain("session already had this message");
-    expect(api().requests).toHaveLength(requests);
+    times.push((await repeatSendsNothing(() => call(sb, "thread-1", "which word?"), () => api().requests.length)).ms);
 
     const other = await call(sb, "thread-2", "which word?");
     times.push(other.ms);
