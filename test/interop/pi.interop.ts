@@ -246,4 +246,24 @@ describe(`pi ${VERSION} headless conversations, one per key`, () => {
     expect(sessionsByKey(sb).get("thread-1")).toEqual(first);
     expect(sessionFiles(dirOf(sb))).toHaveLength(2);
   }, BOUND_MS * 6);
+
+  it("`pi --mode json MSG` without -p is one-shot too (0.73.1 answers once in json mode): its follow-up resumes in json mode with the message", async () => {
+    const sb = piSandbox();
+    const json = (message: string) => oneShot(sb, "thread-json", [...PI, "--mode", "json", message], { boundMs: BOUND_MS });
+    const cold = await json(THREAD[0] ?? "");
+    expect(cold.code, cold.stderr).toBe(0);
+    const warm = await json(THREAD[2] ?? "");
+    expect(warm.code, warm.stderr).toBe(0);
+    const row = sessionsByKey(sb).get("thread-json");
+    const id = String(row?.id);
+    expect(startsOf(row)).toEqual([
+      ["pi", "--session-dir", dirOf(sb), ...MODEL, "--mode", "json", THREAD[0]],
+      [...PI, "--mode", "json", "--session-dir", dirOf(sb), "--session", id, THREAD[2]],
+    ]);
+    expect(jsonLines(warm.stdout)[0]).toMatchObject({ type: "session", id });
+    const [request, ...more] = api().conversation(THREAD[2] ?? "");
+    expect(more).toEqual([]);
+    expect(asked(request)).toEqual([THREAD[0], THREAD[2]]);
+    expect(request?.answer).toBe(KNOWN);
+  }, BOUND_MS * 3);
 });
