@@ -361,4 +361,24 @@ describe(`Auggie ${VERSION} headless conversations, one per key`, () => {
     expect(fresh[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
     expect(sessionsByKey(sb).get("thread-1")).toEqual(first);
   }, BOUND_MS * 6);
+
+  it("`auggie --print --instruction MSG --output-format json`: the message as an option is the one-shot message too, and its follow-up keeps the json output", async () => {
+    const sb = auggieSandbox();
+    const json = (message: string) => oneShot(sb, "thread-json", ["auggie", "--print", "--instruction", message, "--output-format", "json"], { boundMs: BOUND_MS });
+    const cold = await json(THREAD[0] ?? "");
+    expect(cold.code, cold.stderr).toBe(0);
+    const warm = await json(THREAD[2] ?? "");
+    expect(warm.code, warm.stderr).toBe(0);
+    const row = sessionsByKey(sb).get("thread-json");
+    const id = String(row?.id);
+    expect(startsOf(row)).toEqual([
+      ["auggie", "--print", "--instruction", THREAD[0], "--output-format", "json"],
+      ["auggie", "--print", "--output-format", "json", "--resume", id, "--instruction", THREAD[2]],
+    ]);
+    expect(jsonLines(warm.stdout).find((e) => e["type"] === "result")).toMatchObject({ session_id: id, result: "FAKE-API: the word is zebra." });
+    const [turn, ...more] = turnsOf(THREAD[2] ?? "");
+    expect(more).toEqual([]);
+    expect(turn?.conversationId).toBe(id);
+    expect(said(turn)).toEqual([THREAD[0], THREAD[2]]);
+  }, BOUND_MS * 3);
 });
