@@ -266,4 +266,22 @@ describe(`pi ${VERSION} headless conversations, one per key`, () => {
     expect(asked(request)).toEqual([THREAD[0], THREAD[2]]);
     expect(request?.answer).toBe(KNOWN);
   }, BOUND_MS * 3);
+
+  it("a message starting with `-` reaches a one-shot run in argv with one space in front (0.73.1 takes no such word as a message), never typed", async () => {
+    const sb = piSandbox();
+    const cold = await oneShot(sb, "thread-dash", [...PI, "-p", REMEMBER], { boundMs: BOUND_MS });
+    expect(cold.code, cold.stderr).toBe(0);
+    const dash = "-which word?";
+    const warm = await oneShot(sb, "thread-dash", [...PI, "-p", REMEMBER], { boundMs: BOUND_MS, options: [`--resume-prompt=${dash}`] });
+    expect(warm.code, warm.stderr).toBe(0);
+    const row = sessionsByKey(sb).get("thread-dash");
+    expect(startsOf(row)[1]).toEqual([...PI, "-p", "--session-dir", dirOf(sb), "--session", String(row?.id), ` ${dash}`]);
+    // The model got it as pi's message (asked() trims the space away), with the earlier turn.
+    const [request, ...more] = api().conversation(dash);
+    expect(more).toEqual([]);
+    expect(asked(request)).toEqual([REMEMBER, dash]);
+    expect(request?.answer).toBe(KNOWN);
+    expect(warm.stdout).toContain(KNOWN);
+    expect(row).toMatchObject({ messages: 2 });
+  }, BOUND_MS * 3);
 });
