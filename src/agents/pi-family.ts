@@ -109,6 +109,9 @@ export interface FamilyArgv {
 // argv rewriting gets no RunContext (a core gap): the same home and cwd the core builds it from.
 const here = (): Pick<RunContext, "home" | "cwd"> => ({ home: process.env["HOME"] ?? homedir(), cwd: process.cwd() });
 
+/** `-p`/`--print` and `--mode json` answer once and exit (both, in pi 0.73.1 and omp 18.2.3). */
+const answersOnce = (tokens: readonly Token[]): boolean => hasOption(tokens, ["-p", "--print"]) || optionValue(tokens, ["--mode"]) === "json";
+
 /** passthrough, coldArgs and warmArgs of one member of the family. */
 export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "invocation" | "coldArgs" | "warmArgs"> {
   const parse = (args: readonly string[]) => {
@@ -135,8 +138,7 @@ export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "in
     // `-p`/`--print` and `--mode json` answer once and exit; `@file` words are not the message.
     invocation(args) {
       const { tokens, messages } = parse(args);
-      const oneShot = hasOption(tokens, ["-p", "--print"]) || optionValue(tokens, ["--mode"]) === "json";
-      return { message: messages.length > 0 ? messages.join(" ") : undefined, oneShot };
+      return { message: messages.length > 0 ? messages.join(" ") : undefined, oneShot: answersOnce(tokens) };
     },
     // `<agent> --session-dir <dir> [args…] [prompt]`: first, so a `--` in the user's args cannot
     // swallow it. `-c` goes: in a shared folder it would continue whichever session is newest.
@@ -149,8 +151,14 @@ export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "in
       // Both send their positional messages as the first prompt, in the TUI and in print/json modes.
       const separated = tokens.some((t) => t.kind === "separator") || (!prompt.startsWith("-") && !prompt.startsWith("@"));
       if (separated) return { args: [...own, prompt], promptVia: "argv" };
-      // pi 0.73.1 has no `--`: a prompt starting with `-` or `@` can only be typed.
-      return f.separator ? { args: [...own, "--", prompt], promptVia: "argv" } : { args: own, promptVia: "pty" };
+      if (f.separator) return { args: [...own, "--", prompt], promptVia: "argv" };
+      // pi 0.73.1 has no `--`, and after `-p` or among positionals it takes no word starting with
+      // `-` or `@` as a message (dist/cli/args.js). Its TUI gets such a prompt typed. A one-shot
+      // run reads nothing typed: 0.73.1's `pi -p --session <id>` with the prompt typed exited 0
+      // at once, without a turn, reprinting the session's last answer. So one-shot runs get it
+      // with one space in front, which pi sends as it is (it does not trim).
+      if (answersOnce(tokens)) return { args: [...own, ` ${prompt}`], promptVia: "argv" };
+      return { args: own, promptVia: "pty" };
     },
     // `<agent> [options] --session-dir <dir> --session <id>`: no prompt, no `@file`, no other session pick.
     warmArgs(args, id) {

@@ -38,6 +38,10 @@ describe("pi argv (0.73.1)", () => {
     // 0.73.1 reads `--` as an extension flag that swallows the next word: such prompts are typed.
     expect(pi.coldArgs([], "-v is broken")).toEqual({ args: ["--session-dir", dir], promptVia: "pty" });
     expect(pi.coldArgs([], "@home is wrong")).toEqual({ args: ["--session-dir", dir], promptVia: "pty" });
+    // A one-shot run reads nothing typed: one space in front makes 0.73.1 take it as the message.
+    expect(pi.coldArgs(["-p"], "-v is broken")).toEqual({ args: ["--session-dir", dir, "-p", " -v is broken"], promptVia: "argv" });
+    expect(pi.coldArgs(["--mode", "json"], "@home is wrong")).toEqual({ args: ["--session-dir", dir, "--mode", "json", " @home is wrong"], promptVia: "argv" });
+    expect(pi.coldArgs(["-p", "--session-dir", dir, "--session", ID], "-which word?")).toEqual({ args: ["-p", "--session-dir", dir, "--session", ID, " -which word?"], promptVia: "argv" });
     expect(pi.coldArgs(["--session-dir", "/mine"], undefined)).toEqual({ args: ["--session-dir", "/mine"], promptVia: "pty" });
   });
 

@@ -13,6 +13,8 @@ import { Cleanup, cwdOf, exitOf, readBeside, sleep, waitUntil, WAIT_MS, writePoi
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { auggieEnv, FakeAugment, settleAuggieOnboarding, typeMessage, type AugmentChat } from "./auggie-support.js";
 import { textOf, userTexts } from "./fake-anthropic.js";
+import { oneShot } from "./headless.js";
+import { sessionsByKey, startsOf } from "./keyed-sessions.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -131,7 +133,7 @@ describe(`Auggie ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
-  it("print mode (--print --output-format json): the result line's session_id is pinned and confirmed; --resume-prompt resumes it headless", async () => {
+  it("print mode (--print --output-format json): the result line's session_id is pinned and confirmed; the next run's new message resumes it headless, a repeated one sends nothing unless --resume-prompt is given", async () => {
     const sb = auggieSandbox();
     const cold = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, REMEMBER])));
     expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
@@ -144,14 +146,31 @@ describe(`Auggie ${VERSION}`, () => {
     expect(existsSync(sessionFile(sb, id))).toBe(true);
     expect(api().turns(REMEMBER).map((c) => c.conversationId)).toEqual([id]);
 
-    const warm = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...PRINT, REMEMBER])));
+    // Warm: the message in argv is new to the session, a follow-up: resumed in print mode, the
+    // message as `--instruction`.
+    const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, ASK])));
     expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
     expect(startsIn(sb.readLog())[1]).toEqual([...PRINT, "--resume", id, "--instruction", ASK]);
     expect(jsonLines(rawText(warm)).find((e) => e["type"] === "result")).toMatchObject({ session_id: id, result: "FAKE-API: the word is zebra." });
     const asked = api().turns(ASK);
     expect(asked.map((c) => c.conversationId)).toEqual([id]);
     expect(said(asked[0])).toEqual([REMEMBER, ASK]);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}, {}] });
+
+    // The same run again (a retried step): Auggie is not started and nothing reaches the API
+    // (exit 4); with --resume-prompt, that message is delivered instead.
+    const requests = api().paths.length;
+    const repeat = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, ASK])));
+    expect((await exitOf(repeat, WAIT_MS * 4)).exitCode).toBe(4);
+    expect(api().paths).toHaveLength(requests);
+    expect(startsIn(sb.readLog())).toHaveLength(2);
+    const nudged = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", `${ASK} once more`], [...PRINT, ASK])));
+    expect((await exitOf(nudged, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog())[2]).toEqual([...PRINT, "--resume", id, "--instruction", `${ASK} once more`]);
+    const again = api().turns(`${ASK} once more`);
+    expect(again.map((c) => c.conversationId)).toEqual([id]);
+    expect(said(again[0])).toEqual([REMEMBER, ASK, `${ASK} once more`]);
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}, {}, {}] });
 
     // Without a terminal (pipes, stdin closed), as a script runs it: the same capture.
     const other = realSandbox(cleanup, auggieEnv(api().url));
@@ -187,7 +206,7 @@ describe(`Auggie ${VERSION}`, () => {
     expect(await stop(driver)).toBe(0);
   });
 
-  it("network failure on a warm start keeps the pointer: HTTP 401 in print mode (exit 1), a closed port in the TUI", async () => {
+  it("network failure on a warm start keeps the pointer: HTTP 401 on a print-mode follow-up (exit 1, the message not counted as had), a closed port in the TUI", async () => {
     const sb = auggieSandbox();
     const cold = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, REMEMBER])));
     expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
@@ -195,12 +214,13 @@ describe(`Auggie ${VERSION}`, () => {
 
     // The server refuses the token: 0.36.0 exits 1 quickly, within the fallback window, before any turn.
     api().refuseWith = 401;
-    const refused = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], [...PRINT, REMEMBER])));
+    const refused = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, ASK])));
     expect((await exitOf(refused, WAIT_MS * 4)).exitCode).toBe(1);
     expect(startsIn(sb.readLog())[1]).toEqual([...PRINT, "--resume", id, "--instruction", ASK]);
     expect(refused.text).toContain("Authentication failed: HTTP error: 401 Unauthorized");
     expect(startsIn(sb.readLog())).toHaveLength(2);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    // Kept, and the follow-up is not counted as had: Auggie took no turn with it.
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}] });
     expect(sb.asideFiles("rejected")).toEqual([]);
 
     // The server unreachable: the TUI resumes the local session and stays up, warning on start.
@@ -214,7 +234,7 @@ describe(`Auggie ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
-  it("server unreachable on a headless warm start: 0.36.0 gives up (exit 1) within the fallback window, and the pointer is kept", async () => {
+  it("server unreachable on a headless follow-up: 0.36.0 gives up (exit 1) within the fallback window, and the pointer is kept", async () => {
     const sb = auggieSandbox();
     // `--retry-timeout 1`: without it 0.36.0 retries a closed port for about 5 minutes.
     const command = [...PRINT, "--retry-timeout", "1", REMEMBER];
@@ -224,12 +244,13 @@ describe(`Auggie ${VERSION}`, () => {
 
     const offlineEnv = { ...sb.env, ...auggieEnv(`http://127.0.0.1:${await closedPort()}/`) };
     const started = Date.now();
-    const offline = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK, "--fallback-window", "60"], command), { env: offlineEnv }));
+    const followUp = [...PRINT, "--retry-timeout", "1", ASK];
+    const offline = cleanup.driver(sb.sessionpin(run(sb, ["--fallback-window", "60"], followUp), { env: offlineEnv }));
     expect((await exitOf(offline, WAIT_MS * 6)).exitCode).toBe(1);
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(startsIn(sb.readLog())).toEqual([command, [...PRINT, "--retry-timeout", "1", "--resume", id, "--instruction", ASK]]);
     expect(offline.text).toMatch(/Request failed after exceeding retry timeout of 1s: unavailable: fetch failed \(ECONNREFUSED/);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
+    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}] });
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
@@ -267,8 +288,9 @@ describe(`Auggie ${VERSION}`, () => {
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
     // `--retry-timeout 1`: the fresh session meets the closed port too, and gives up in seconds.
-    const command = [...PRINT, "--retry-timeout", "1", REMEMBER];
-    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], command)));
+    // The message is new to the pinned session: the warm start carries it, and so does the fresh one.
+    const command = [...PRINT, "--retry-timeout", "1", ASK];
+    const driver = cleanup.driver(sb.sessionpin(run(sb, [], command)));
     expect((await exitOf(driver, WAIT_MS * 4)).exitCode).toBe(1);
     const text = driver.text;
     expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeGreaterThanOrEqual(0);
@@ -276,4 +298,87 @@ describe(`Auggie ${VERSION}`, () => {
     expect(startsIn(sb.readLog())).toEqual([[...PRINT, "--retry-timeout", "1", "--resume", stale, "--instruction", ASK], command]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
   });
+});
+
+describe(`Auggie ${VERSION} headless conversations, one per key`, () => {
+  // Generous for a busy 2-core machine: a call took 2–3.5 s here.
+  const BOUND_MS = WAIT_MS * 4;
+  const THREAD = ["remember the word zebra", "remember the word yak", "which word?"];
+  const ANSWERS = ["FAKE-API: noted the word zebra.", "FAKE-API: noted the word yak.", "FAKE-API: the word is yak."];
+  const call = (sb: Sandbox, key: string, message: string) => oneShot(sb, key, ["auggie", "--print", message], { boundMs: BOUND_MS });
+  /** The turns whose own (last) text is exactly `message`. */
+  const turnsOf = (message: string): AugmentChat[] => api().turns(message).filter((c) => said(c).at(-1) === message);
+
+  it("three `auggie --print MSG` calls on one key continue one session, each request carrying every earlier turn; a repeat sends nothing; two keys stay apart", async () => {
+    const sb = auggieSandbox();
+    const times: number[] = [];
+    for (const [n, message] of THREAD.entries()) {
+      const result = await call(sb, "thread-1", message);
+      times.push(result.ms);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(ANSWERS[n]);
+      // The fake API's record: one turn with this message, its chat_history every earlier exchange.
+      const [turn, ...more] = turnsOf(message);
+      expect(more).toEqual([]);
+      expect(said(turn)).toEqual(THREAD.slice(0, n + 1));
+      expect(turn?.messages.filter((m) => m.role === "assistant").map((m) => textOf(m.content))).toEqual(ANSWERS.slice(0, n));
+      expect(turn?.answer).toBe(ANSWERS[n]);
+    }
+    const first = sessionsByKey(sb).get("thread-1");
+    expect(first).toMatchObject({ agent: "auggie", cwd: cwdOf(sb), id: expect.stringMatching(UUID) as unknown, state: "confirmed", messages: 3 });
+    const id = String(first?.id);
+    // Every turn named the pinned session as its conversation; each follow-up resumed it in
+    // print mode, the new message as `--instruction`.
+    expect(THREAD.map((message) => turnsOf(message)[0]?.conversationId)).toEqual([id, id, id]);
+    expect(startsOf(first)).toEqual([
+      ["auggie", "--print", THREAD[0]],
+      ["auggie", "--print", "--resume", id, "--instruction", THREAD[1]],
+      ["auggie", "--print", "--resume", id, "--instruction", THREAD[2]],
+    ]);
+
+    // The third call again (a retried step): Auggie is not started, nothing reaches the API, exit 4.
+    const requests = api().paths.length;
+    const repeat = await call(sb, "thread-1", THREAD[2] ?? "");
+    times.push(repeat.ms);
+    expect(repeat.code, repeat.stderr).toBe(4);
+    expect(repeat.stderr).toContain("session already had this message");
+    expect(repeat.stdout).toBe("");
+    expect(api().paths).toHaveLength(requests);
+    expect(startsOf(first)).toHaveLength(3);
+    expect(sessionsByKey(sb).get("thread-1")).toEqual(first);
+
+    // Another key in the same folder: a conversation of its own, which knows no word.
+    const other = await call(sb, "thread-2", "which word?");
+    times.push(other.ms);
+    expect(other.code, other.stderr).toBe(0);
+    const second = sessionsByKey(sb).get("thread-2");
+    expect(second).toMatchObject({ agent: "auggie", cwd: cwdOf(sb), id: expect.stringMatching(UUID) as unknown, state: "confirmed", messages: 1 });
+    expect(second?.id).not.toBe(id);
+    const fresh = turnsOf("which word?").filter((c) => c.conversationId !== id);
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0]?.conversationId).toBe(second?.id);
+    expect(said(fresh[0])).toEqual(["which word?"]);
+    expect(fresh[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
+    expect(sessionsByKey(sb).get("thread-1")).toEqual(first);
+  }, BOUND_MS * 6);
+
+  it("`auggie --print --instruction MSG --output-format json`: the message as an option is the one-shot message too, and its follow-up keeps the json output", async () => {
+    const sb = auggieSandbox();
+    const json = (message: string) => oneShot(sb, "thread-json", ["auggie", "--print", "--instruction", message, "--output-format", "json"], { boundMs: BOUND_MS });
+    const cold = await json(THREAD[0] ?? "");
+    expect(cold.code, cold.stderr).toBe(0);
+    const warm = await json(THREAD[2] ?? "");
+    expect(warm.code, warm.stderr).toBe(0);
+    const row = sessionsByKey(sb).get("thread-json");
+    const id = String(row?.id);
+    expect(startsOf(row)).toEqual([
+      ["auggie", "--print", "--instruction", THREAD[0], "--output-format", "json"],
+      ["auggie", "--print", "--output-format", "json", "--resume", id, "--instruction", THREAD[2]],
+    ]);
+    expect(jsonLines(warm.stdout).find((e) => e["type"] === "result")).toMatchObject({ session_id: id, result: "FAKE-API: the word is zebra." });
+    const [turn, ...more] = turnsOf(THREAD[2] ?? "");
+    expect(more).toEqual([]);
+    expect(turn?.conversationId).toBe(id);
+    expect(said(turn)).toEqual([THREAD[0], THREAD[2]]);
+  }, BOUND_MS * 3);
 });

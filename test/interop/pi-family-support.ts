@@ -16,6 +16,9 @@ export const REMEMBER = "remember the word zebra";
 export const ASK = "which word?";
 export const NOTED = "FAKE-API: noted the word zebra.";
 export const KNOWN = "FAKE-API: the word is zebra.";
+/** A chat thread's three messages, one one-shot call each, and what the fake API answers a session that had them all. */
+export const THREAD = ["remember the word zebra", "remember the word yak", "which word?"];
+export const THREAD_ANSWERS = ["FAKE-API: noted the word zebra.", "FAKE-API: noted the word yak.", "FAKE-API: the word is yak."];
 
 /**
  * `~/.omp/agent/models.yml` with the fake as an OpenAI-compatible provider, and `config.yml`:
