@@ -1,6 +1,6 @@
 import { basename, join } from "node:path";
 import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { readJsonObject, valueAt } from "../engine/capture/json.js";
+import { readJsonObject, valueAt } from "../json.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 

@@ -1,4 +1,4 @@
-import { valueAt } from "./capture/json.js";
+import { valueAt } from "../json.js";
 import type { Line } from "./capture/line.js";
 import type { Candidate } from "./source.js";
 import type { AgentPlugin, IdState, JsonRule, TextRule } from "../agents/types.js";

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
-import { readJsonObject, valueAt } from "./capture/json.js";
+import { readJsonObject, valueAt } from "../json.js";
 import type { Candidate, IdSource } from "./source.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin, IdState, RunContext } from "../agents/types.js";

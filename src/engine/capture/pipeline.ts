@@ -1,5 +1,5 @@
 import { cleanText } from "./clean.js";
-import { parseJsonObject } from "./json.js";
+import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";

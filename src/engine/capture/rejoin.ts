@@ -1,5 +1,5 @@
 import { cleanText } from "./clean.js";
-import { parseJsonObject } from "./json.js";
+import { parseJsonObject } from "../../json.js";
 import { decodeLine, type RawLine } from "./lines.js";
 
 /**

@@ -1,3 +1,4 @@
+/** JSON objects from agent output and agent files, without ever throwing: shared by the plugins and the engine. */
 import { readFileSync } from "node:fs";
 
 /** The line as a JSON object, or undefined when it is anything else (never throws). */
