@@ -123,13 +123,17 @@ async function pinned(
     }
     let plan: StartPlan = decision;
     o.log.info(`${plan.mode} start: ${plan.reason}`);
+    let history: Pointer["history"] = [];
     if (plan.setsAside !== undefined) {
       const aside = await setAside(o.pointerPath, plan.setsAside, o.now());
       o.log.warn(`moved the pointer aside to ${aside}`);
-      // Told as a rejection: the agent would have refused the ID, had it been launched.
-      if (plan.setsAside === "gone" && inputs.read.kind === "ok") tell(o, plugin, "rejected", inputs.read.pointer.id, { previous: inputs.read.pointer.id, reason: plan.reason });
+      if (plan.setsAside === "gone" && inputs.read.kind === "ok") {
+        // As a rejection: the agent would have refused the ID, had it been launched.
+        const { id, history: earlier } = inputs.read.pointer;
+        tell(o, plugin, "rejected", id, { previous: id, reason: plan.reason });
+        history = keepRecent([...earlier, { id, at: o.now().toISOString(), reason: plan.reason }]);
+      }
     }
-    let history: Pointer["history"] = [];
     for (;;) {
       const outcome = await attempt(o, plugin, base, plan, history);
       if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);

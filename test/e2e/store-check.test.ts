@@ -38,6 +38,8 @@ describe("a session gone from the agent's store", () => {
     expect(launched[0]).not.toContain("--resume");
     expect(sb.asideFiles("gone")).toHaveLength(1);
     expect(sb.readPointer()["id"]).not.toBe(id);
+    // The gone ID stays in the new pointer's history, as a rejected one does.
+    expect(sb.readPointer()["history"]).toEqual([expect.objectContaining({ id, reason: expect.stringContaining("is gone from claude's own store") as unknown })]);
     expect(sb.readLog()).toContain(`session ${id} is gone from claude's own store`);
   });
 });
