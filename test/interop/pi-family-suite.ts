@@ -227,6 +227,27 @@ export function describeFamily(agent: FamilyAgent): Family {
       await stopped(driver);
     });
 
+    it(`a stale ID where the command moves the store itself (its own --session-dir, here the folder that holds a session): sessionpin does not judge, ${agent.name} refuses it and the same run falls back with the message`, async () => {
+      const sb = sandbox();
+      const first = await coldPrint(sb);
+      writePointerByHand(sb, { agent: agent.name, id: agent.stale, source: { rule: "session-file" } });
+      const command = [...COMMAND, "--session-dir", dirOf(sb), "-p", ASK];
+      const warm = cleanup.driver(sb.sessionpin(run(sb, [], command)));
+      expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(0);
+      expect(warm.text).toContain(agent.refusal(agent.stale));
+      expect(sb.readLog()).not.toContain("own store");
+      const [resumed, fresh] = startsIn(sb.readLog()).slice(-2);
+      expect(resumed).toContain(agent.stale);
+      expect(resumed?.at(-1)).toBe(ASK);
+      expect(fresh).toEqual(command);
+      expect(sb.asideFiles("rejected")).toHaveLength(1);
+      expect(sb.asideFiles("gone")).toEqual([]);
+      expect([agent.stale, first]).not.toContain(await confirmedPin(sb, agent.stale));
+      const [request, ...more] = api().conversation(ASK);
+      expect(more).toEqual([]);
+      expect(asked(request)).toEqual([ASK]);
+    });
+
     it(`a provider refusing with 401 on a warm -p follow-up: ${agent.name} exits 1, the pointer is kept and the message not counted, so the retried call delivers it`, async () => {
       const sb = sandbox();
       // A real session first, so the warm start gets past the agent's session lookup.
