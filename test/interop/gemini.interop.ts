@@ -218,9 +218,10 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
-  it("interactive, stale ID in a folder with no session yet: the real TUI refuses it (exit 42) and sessionpin falls back to a fresh session with the prompt, in the same run", async () => {
+  it("interactive, stale ID in a folder with no session yet (so no chats folder: sessionpin cannot tell): the real TUI refuses it (exit 42) and sessionpin falls back to a fresh session with the prompt, in the same run", async () => {
     const sb = geminiSandbox();
     writePointerByHand(sb, { agent: "gemini", id: STALE, source: { rule: "chats" } });
+    expect(existsSync(chatsOf(sb))).toBe(false);
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["gemini"])));
     await driver.waitFor(onScreen("FAKE-API: noted the word zebra."), SLOW);
     // With no session at all in the folder 0.61 says so, not that the ID is unknown.
@@ -231,6 +232,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const fresh = await waitUntil(() => confirmedId(sb, STALE), "the fresh session's pin", SLOW);
     expect(freshArgv).toEqual(["gemini", `--prompt-interactive=${REMEMBER}`, "--session-id", fresh]);
     expect(sb.readLog()).toContain(`stored ID ${STALE} rejected: gemini printed "Error resuming session: No previous sessions found for this project."`);
+    expect(sb.readLog()).not.toContain("own store");
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([STALE]);
     expect(api().conversation(REMEMBER).map(asked)).toEqual([[REMEMBER]]);
