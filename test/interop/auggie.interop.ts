@@ -50,7 +50,9 @@ async function runPiped(sb: Sandbox, args: readonly string[]): Promise<{ status:
 /** The pointer file's fields, or undefined before sessionpin wrote one. */
 const pointerOf = (sb: Sandbox): Record<string, unknown> | undefined => (existsSync(sb.pointer) ? sb.readPointer() : undefined);
 
-const sessionFile = (sb: Sandbox, id: string): string => join(sb.home, ".augment", "sessions", `${id}.json`);
+/** Auggie's store, one file a session, for every workspace: where sessionpin looks a pinned session up before a warm start. */
+const sessionsDir = (sb: Sandbox): string => join(sb.home, ".augment", "sessions");
+const sessionFile = (sb: Sandbox, id: string): string => join(sessionsDir(sb), `${id}.json`);
 
 /** agentapi's shutdown: SIGINT to sessionpin, which forwards it to Auggie's process group. */
 async function stop(driver: PtyDriver): Promise<number> {
@@ -184,14 +186,43 @@ describe(`Auggie ${VERSION}`, () => {
     expect(api().turns("remember the word yak").map((c) => c.conversationId)).toEqual([pipedId]);
   });
 
-  it("stale ID: 0.36.0 refuses an unknown session, sessionpin sets the pointer aside and starts a fresh session with the task in the same run", async () => {
+  it("stale ID gone from ~/.augment/sessions (which holds this sandbox's other session): set aside before launch, Auggie is never asked to resume it, the fresh print-mode session gets the message", async () => {
+    const sb = auggieSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, REMEMBER])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const first = await waitUntil(() => (pointerOf(sb)?.["state"] === "confirmed" ? String(pointerOf(sb)?.["id"]) : undefined), "the cold session's pin", WAIT_MS * 2);
+    // The folder the store check looks in is the one the real CLI wrote the cold session to.
+    expect(existsSync(sessionFile(sb, first))).toBe(true);
+    const stale = randomUUID();
+    writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
+    const driver = cleanup.driver(sb.sessionpin(run(sb, [], [...PRINT, ASK])));
+    expect((await exitOf(driver, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(driver.text).not.toContain("No session found matching");
+    expect(startsIn(sb.readLog()).flat()).not.toContain(stale);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...PRINT, ASK]);
+    expect(sb.readLog()).toContain(`session ${stale} is gone from auggie's own store (looked in ${sessionsDir(sb)})`);
+    expect(sb.asideFiles("gone")).toHaveLength(1);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    const fresh = String(jsonLines(rawText(driver)).find((line) => "session_id" in line)?.["session_id"]);
+    expect(fresh).toMatch(UUID);
+    expect([stale, first]).not.toContain(fresh);
+    // The fresh session got the message alone: it never saw the cold run's word.
+    const asked = api().turns(ASK);
+    expect(asked.map((c) => c.conversationId)).toEqual([fresh]);
+    expect(said(asked[0])).toEqual([ASK]);
+    await waitUntil(() => pointerOf(sb)?.["id"] === fresh && pointerOf(sb)?.["state"] === "confirmed", "the fresh session's pin", WAIT_MS * 2);
+  });
+
+  it("stale ID where sessionpin cannot tell (no ~/.augment/sessions yet): 0.36.0 refuses an unknown session, sessionpin sets the pointer aside and starts a fresh session with the task in the same run", async () => {
     const sb = auggieSandbox();
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
+    expect(existsSync(sessionsDir(sb))).toBe(false);
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], TUI)));
     await answered(driver, "FAKE-API: noted the word zebra.");
     expect(driver.text).toContain(`Error: Failed to resume session: No session found matching '${stale}'.`);
     expect(startsIn(sb.readLog())).toEqual([[...TUI, "--resume", stale], [...TUI, "--instruction", REMEMBER]]);
+    expect(sb.readLog()).not.toContain("own store");
     const aside = sb.asideFiles("rejected");
     expect(aside).toHaveLength(1);
     expect(readBeside(sb, aside[0] as string)).toContain(stale);
@@ -283,10 +314,11 @@ describe(`Auggie ${VERSION}`, () => {
     expect(api().turns("remember the word yak").map((c) => c.conversationId)).toEqual([printed]);
   });
 
-  it("stale ID with the server unreachable: 0.36.0 still says 'No session found' (its lookup is local) after its fetch-failed warnings, and that refusal outranks them: set aside, fresh session", async () => {
+  it("stale ID with the server unreachable, where sessionpin cannot tell (no ~/.augment/sessions yet): 0.36.0 still says 'No session found' (its lookup is local) after its fetch-failed warnings, and that refusal outranks them: set aside, fresh session", async () => {
     const sb = auggieSandbox(`http://127.0.0.1:${await closedPort()}/`);
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "auggie", id: stale, state: "confirmed", source: { rule: "session-file" } });
+    expect(existsSync(sessionsDir(sb))).toBe(false);
     // `--retry-timeout 1`: the fresh session meets the closed port too, and gives up in seconds.
     // The message is new to the pinned session: the warm start carries it, and so does the fresh one.
     const command = [...PRINT, "--retry-timeout", "1", ASK];
@@ -296,6 +328,7 @@ describe(`Auggie ${VERSION}`, () => {
     expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeGreaterThanOrEqual(0);
     expect(text.indexOf("fetch failed (ECONNREFUSED")).toBeLessThan(text.indexOf(`No session found matching '${stale}'`));
     expect(startsIn(sb.readLog())).toEqual([[...PRINT, "--retry-timeout", "1", "--resume", stale, "--instruction", ASK], command]);
+    expect(sb.readLog()).not.toContain("own store");
     expect(sb.asideFiles("rejected")).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@
  * (a custom model provider in $HOME/.codex/config.toml). The fake API's record (its `session-id`
  * header and the `input` items) proves which thread a run continued.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
@@ -225,10 +225,11 @@ describe(`Codex ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
-  it("interactive, stale ID: the real TUI refuses it and sessionpin falls back to a fresh thread with the prompt", async () => {
+  it("interactive, stale ID where sessionpin cannot tell (no rollouts yet): the real TUI refuses it and sessionpin falls back to a fresh thread with the prompt", async () => {
     const sb = codexSandbox();
     const stale = "01a20562-0000-7181-8578-2b6ce586163b";
     writePointerByHand(sb, { agent: "codex", id: stale, source: { rule: "rollout" } });
+    expect(existsSync(join(sb.home, ".codex", "sessions"))).toBe(false);
     const cast = join(sb.dir, "fallback.cast");
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["codex"])));
     await driver.waitFor(onScreen("FAKE-API: noted the word zebra."), WAIT_MS * 3);
@@ -237,6 +238,7 @@ describe(`Codex ${VERSION}`, () => {
     expect(resumeArgv).toEqual(["codex", "resume", stale]);
     expect(freshArgv).toEqual(["codex", REMEMBER]);
     expect(sb.readLog()).toContain(`stored ID ${stale} rejected: codex printed "ERROR: No saved session found with ID ${stale}.`);
+    expect(sb.readLog()).not.toContain("own store");
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     const fresh = await waitUntil(() => (pointerExists(sb) && sb.readPointer()["id"] !== stale && sb.readPointer()["state"] === "confirmed" ? String(sb.readPointer()["id"]) : undefined), "the fresh thread's pin");
     expect(fresh).toMatch(UUID);

@@ -34,8 +34,11 @@ export function trustCwd(sb: Sandbox): void {
   writeFileSync(join(dir, "config.json"), `${JSON.stringify({ trustedFolders: [cwdOf(sb)] }, null, 2)}\n`);
 }
 
+/** Copilot's store, one folder a session: where sessionpin looks a pinned session up before a warm start. */
+export const sessionState = (sb: Sandbox): string => join(sb.home, ".copilot", "session-state");
+
 /** Where Copilot keeps a session: `~/.copilot/session-state/<uuid>/events.jsonl`. */
-export const eventsFile = (sb: Sandbox, id: string): string => join(sb.home, ".copilot", "session-state", id, "events.jsonl");
+export const eventsFile = (sb: Sandbox, id: string): string => join(sessionState(sb), id, "events.jsonl");
 
 /**
  * The user turns of a request, as typed: Copilot 1.0.102 sends each one as

@@ -17,7 +17,7 @@ import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";
 import { oneShot, repeatSendsNothing, type OneShotResult } from "./headless.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
-import { askedWith, assistantTexts, copilotEnv, eventsFile, trustCwd, typedTexts } from "./copilot-support.js";
+import { askedWith, assistantTexts, copilotEnv, eventsFile, sessionState, trustCwd, typedTexts } from "./copilot-support.js";
 
 const cleanup = new Cleanup();
 const api = fakeApiPerTest(cleanup, () => FakeChat.start());
@@ -172,10 +172,11 @@ describe(`GitHub Copilot CLI ${VERSION}, one-shot (-p --output-format json)`, ()
 });
 
 describe(`GitHub Copilot CLI ${VERSION}, a stored ID it does not know`, () => {
-  it("interactive: `Error: No session, task, or name matched` sets the pointer aside, and the same run starts a fresh session with the prompt", async () => {
+  it("interactive, where sessionpin cannot tell (no session-state folder yet): `Error: No session, task, or name matched` sets the pointer aside, and the same run starts a fresh session with the prompt", async () => {
     const sb = copilotSandbox();
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "copilot", id: stale, source: { rule: "session-state" } });
+    expect(existsSync(sessionState(sb))).toBe(false);
     const driver = cleanup.driver(sb.sessionpin(runTui(sb, ["--prompt", REMEMBER], ["copilot"])));
     await answered(driver, sb, REMEMBER, NOTED);
     const fresh = String(sb.readPointer()["id"]);
@@ -185,6 +186,7 @@ describe(`GitHub Copilot CLI ${VERSION}, a stored ID it does not know`, () => {
     expect(driver.text).toContain(`Error: No session, task, or name matched '${stale}'.`);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect(sb.readLog()).toContain(`copilot printed "Error: No session, task, or name matched '${stale}'.`);
+    expect(sb.readLog()).not.toContain("own store");
     const asked = askedWith(api(), REMEMBER);
     expect(asked).toHaveLength(1);
     expect(typedTexts(asked[0]?.messages ?? [])).toEqual([REMEMBER]);
@@ -193,10 +195,39 @@ describe(`GitHub Copilot CLI ${VERSION}, a stored ID it does not know`, () => {
     await stop(driver);
   }, 120_000);
 
-  it("one-shot: the warm `-p MSG --resume=<stale>` is refused, and the same run starts the command's own prompt fresh", async () => {
+  it("one-shot, a session gone from session-state (which holds this sandbox's other session): set aside before launch, Copilot is never asked to resume it, the fresh session gets the command's own prompt", async () => {
+    const sb = copilotSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["copilot", ...ONE_SHOT])));
+    expect((await exitOf(cold, WAIT_MS * 4)).exitCode).toBe(0);
+    const first = String(sb.readPointer()["id"]);
+    // The folder the store check looks in is the one the real CLI wrote the cold session to.
+    expect(existsSync(eventsFile(sb, first))).toBe(true);
+    const stale = randomUUID();
+    writePointerByHand(sb, { agent: "copilot", id: stale, source: { rule: "result" } });
+    const command = ["copilot", "-p", ASK, "--output-format", "json", "--allow-all-tools"];
+    const driver = cleanup.driver(sb.sessionpin(run(sb, [], command)));
+    expect((await exitOf(driver, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(driver.text).not.toContain("No session, task, or name matched");
+    expect(startsIn(sb.readLog()).flat().join(" ")).not.toContain(stale);
+    expect(sb.readLog()).toContain(`session ${stale} is gone from copilot's own store (looked in ${sessionState(sb)})`);
+    expect(sb.asideFiles("gone")).toHaveLength(1);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    const fresh = String(sb.readPointer()["id"]);
+    expect(fresh).toMatch(UUID);
+    expect([stale, first]).not.toContain(fresh);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...command, `--session-id=${fresh}`]);
+    // The fresh session got the message alone: it never saw the cold run's word.
+    const asked = askedWith(api(), ASK);
+    expect(asked).toHaveLength(1);
+    expect(typedTexts(asked[0]?.messages ?? [])).toEqual([ASK]);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "session-state to confirm the fresh ID");
+  }, 120_000);
+
+  it("one-shot, where sessionpin cannot tell (no session-state folder yet): the warm `-p MSG --resume=<stale>` is refused, and the same run starts the command's own prompt fresh", async () => {
     const sb = copilotSandbox();
     const stale = randomUUID();
     writePointerByHand(sb, { agent: "copilot", id: stale, source: { rule: "result" } });
+    expect(existsSync(sessionState(sb))).toBe(false);
     // The pointer knows no message, so the command's own is new to the session: the warm start
     // delivers it (a follow-up), not the resume prompt.
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["copilot", ...ONE_SHOT])));
@@ -208,6 +239,8 @@ describe(`GitHub Copilot CLI ${VERSION}, a stored ID it does not know`, () => {
       ["copilot", ...ONE_SHOT, `--session-id=${fresh}`],
     ]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
+    expect(driver.text).toContain(`Error: No session, task, or name matched '${stale}'.`);
+    expect(sb.readLog()).not.toContain("own store");
     expect(askedWith(api(), ASK)).toEqual([]);
     expect(askedWith(api(), REMEMBER)).toHaveLength(1);
     expect(sb.readPointer()).toMatchObject({ id: fresh, state: "confirmed" });

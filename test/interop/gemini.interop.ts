@@ -218,9 +218,10 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
   });
 
-  it("interactive, stale ID in a folder with no session yet: the real TUI refuses it (exit 42) and sessionpin falls back to a fresh session with the prompt, in the same run", async () => {
+  it("interactive, stale ID in a folder with no session yet (so no chats folder: sessionpin cannot tell): the real TUI refuses it (exit 42) and sessionpin falls back to a fresh session with the prompt, in the same run", async () => {
     const sb = geminiSandbox();
     writePointerByHand(sb, { agent: "gemini", id: STALE, source: { rule: "chats" } });
+    expect(existsSync(chatsOf(sb))).toBe(false);
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["gemini"])));
     await driver.waitFor(onScreen("FAKE-API: noted the word zebra."), SLOW);
     // With no session at all in the folder 0.61 says so, not that the ID is unknown.
@@ -231,6 +232,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     const fresh = await waitUntil(() => confirmedId(sb, STALE), "the fresh session's pin", SLOW);
     expect(freshArgv).toEqual(["gemini", `--prompt-interactive=${REMEMBER}`, "--session-id", fresh]);
     expect(sb.readLog()).toContain(`stored ID ${STALE} rejected: gemini printed "Error resuming session: No previous sessions found for this project."`);
+    expect(sb.readLog()).not.toContain("own store");
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([STALE]);
     expect(api().conversation(REMEMBER).map(asked)).toEqual([[REMEMBER]]);
@@ -238,24 +240,54 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(await stop(driver)).toBe(0);
   });
 
-  it("headless, stale ID: `--resume <id> -p` is refused (exit 42, Invalid session identifier) and the fallback runs the original prompt in a fresh session", async () => {
+  it("headless, stale ID gone from the chats folder: set aside before launch, Gemini is never asked to resume it, and the fresh session gets the prompt", async () => {
     const sb = geminiSandbox();
     const first = await coldHeadless(sb);
+    // The cold run's chats file is there, and none of the pinned ID's: the store check can tell.
+    expect(sessionFiles(sb)).toEqual([expect.stringMatching(new RegExp(`-${first.slice(0, 8)}\\.jsonl$`))]);
     writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: STALE }, null, 2)}\n`, { mode: 0o600 });
+    const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["gemini", "-p", REMEMBER, ...STREAM])));
+    expect((await exitOf(driver, SLOW)).exitCode).toBe(0);
+    expect(driver.text).not.toContain("Error resuming session");
+    expect(startsIn(sb.readLog()).flat()).not.toContain(STALE);
+    expect(sb.readLog()).toContain(`session ${STALE} is gone from gemini's own store (looked in ${chatsOf(sb)})`);
+    expect(sb.asideFiles("gone")).toHaveLength(1);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    const fresh = String(jsonLines(rawText(driver)).find((e) => e["type"] === "init")?.["session_id"]);
+    expect(fresh).toMatch(UUID);
+    expect(fresh).not.toBe(first);
+    // A cold start: the command as given, its own prompt, not the resume prompt.
+    expect(startsIn(sb.readLog()).slice(1)).toEqual([["gemini", "-p", REMEMBER, ...STREAM, "--session-id", fresh]]);
+    await waitUntil(() => confirmedId(sb, STALE) === fresh, "the fresh session's pin");
+    expect(api().conversation(ASK)).toEqual([]);
+    // The cold run's and the fresh one's, each a new conversation.
+    expect(api().conversation(REMEMBER).map(asked)).toEqual([[REMEMBER], [REMEMBER]]);
+  });
+
+  it("headless, stale ID sessionpin cannot tell from a live one (its first 8 characters, all a chats file name keeps): `--resume <id> -p` is refused (exit 42, Invalid session identifier) and the fallback runs the original prompt in a fresh session", async () => {
+    const sb = geminiSandbox();
+    const first = await coldHeadless(sb);
+    // 0.61 names chats files by the ID's first 8 characters only, so the store check finds this
+    // ID "there"; Gemini compares whole IDs and refuses it.
+    const stale = `${first.slice(0, 8)}${STALE.slice(8)}`;
+    expect(stale).not.toBe(first);
+    writeFileSync(sb.pointer, `${JSON.stringify({ ...sb.readPointer(), id: stale }, null, 2)}\n`, { mode: 0o600 });
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--resume-prompt", ASK], ["gemini", "-p", REMEMBER, ...STREAM])));
     expect((await exitOf(driver, SLOW)).exitCode).toBe(0);
     keep("headless-stale.txt", driver);
     const [resumeArgv, freshArgv] = startsIn(sb.readLog()).slice(1);
-    expect(resumeArgv).toEqual(["gemini", ...STREAM, "--resume", STALE, "-p", ASK]);
-    expect(driver.text).toContain(`Error resuming session: Invalid session identifier "${STALE}".`);
-    expect(sb.readLog()).toContain(`stored ID ${STALE} rejected: gemini printed "Error resuming session: Invalid session identifier`);
+    expect(resumeArgv).toEqual(["gemini", ...STREAM, "--resume", stale, "-p", ASK]);
+    expect(driver.text).toContain(`Error resuming session: Invalid session identifier "${stale}".`);
+    expect(sb.readLog()).toContain(`stored ID ${stale} rejected: gemini printed "Error resuming session: Invalid session identifier`);
+    expect(sb.readLog()).not.toContain("own store");
     const init = jsonLines(rawText(driver)).find((e) => e["type"] === "init");
     const fresh = String(init?.["session_id"]);
     expect(fresh).toMatch(UUID);
     expect(freshArgv).toEqual(["gemini", "-p", REMEMBER, ...STREAM, "--session-id", fresh]);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
+    expect(sb.asideFiles("gone")).toEqual([]);
     expect(fresh).not.toBe(first);
-    await waitUntil(() => confirmedId(sb, STALE) === fresh, "the fresh session's pin");
+    await waitUntil(() => confirmedId(sb, stale) === fresh, "the fresh session's pin");
     expect(api().conversation(ASK)).toEqual([]);
     // The cold run's and the fallback's, each a new conversation.
     expect(api().conversation(REMEMBER).map(asked)).toEqual([[REMEMBER], [REMEMBER]]);

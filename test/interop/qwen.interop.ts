@@ -146,9 +146,10 @@ describe(`Qwen Code ${VERSION}`, () => {
     expect(sb.readLog()).toMatch(new RegExp(`captured provisional ${streamed} \\(rule system-init[,)]`));
   });
 
-  it("interactive, stale ID: the real TUI refuses it, sessionpin sets the pointer aside and starts a fresh session with the prompt", { timeout: 120_000 }, async () => {
+  it("interactive, stale ID where sessionpin cannot tell (no chats folder yet): the real TUI refuses it, sessionpin sets the pointer aside and starts a fresh session with the prompt", { timeout: 120_000 }, async () => {
     const sb = qwenSandbox();
     writePointerByHand(sb, { agent: "qwen", id: STALE, source: { rule: "chats" } });
+    expect(existsSync(qwenChats(sb, cwdOf(sb)))).toBe(false);
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER], ["qwen"])));
     await answered(driver, NOTED);
     expect(driver.text).toContain(`No saved session found with ID ${STALE}. Run \`qwen --resume\` without an ID to choose from existing sessions.`);
@@ -156,6 +157,7 @@ describe(`Qwen Code ${VERSION}`, () => {
     expect(id).toMatch(UUID);
     expect(id).not.toBe(STALE);
     expect(startsIn(sb.readLog())).toEqual([["qwen", "--resume", STALE], ["qwen", "--session-id", id, "-i", REMEMBER]]);
+    expect(sb.readLog()).not.toContain("own store");
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect((sb.readPointer()["history"] as Array<{ id: string }>).map((h) => h.id)).toEqual([STALE]);
     expect(turnsBefore(REMEMBER)).toEqual([[REMEMBER]]);
@@ -164,9 +166,34 @@ describe(`Qwen Code ${VERSION}`, () => {
     expect(await stop(driver)).toBe(130);
   });
 
-  it("headless, stale ID: refused on stderr (exit 1), the fresh run gets the task prompt in the same sessionpin run", { timeout: 120_000 }, async () => {
+  it("headless, stale ID gone from the chats folder (which holds this folder's other session): set aside before launch, Qwen is never asked to resume it, the fresh session gets the message", { timeout: 120_000 }, async () => {
+    const sb = qwenSandbox();
+    const cold = cleanup.driver(sb.sessionpin(run(sb, [], ["qwen", "-p", REMEMBER])));
+    expect((await exitOf(cold, SLOW)).exitCode).toBe(0);
+    const first = String(sb.readPointer()["id"]);
+    // The folder the store check looks in is the one the real CLI wrote the cold session to.
+    expect(qwenSessions(sb, cwdOf(sb))).toEqual([first]);
+    writePointerByHand(sb, { agent: "qwen", id: STALE, source: { rule: "chats" } });
+    const driver = cleanup.driver(sb.sessionpin(run(sb, [], ["qwen", "-p", ASK])));
+    expect((await exitOf(driver, SLOW)).exitCode).toBe(0);
+    expect(driver.text).not.toContain("No saved session found");
+    expect(startsIn(sb.readLog()).flat()).not.toContain(STALE);
+    expect(sb.readLog()).toContain(`session ${STALE} is gone from qwen's own store (looked in ${qwenChats(sb, cwdOf(sb))})`);
+    expect(sb.asideFiles("gone")).toHaveLength(1);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+    const id = String(sb.readPointer()["id"]);
+    expect([STALE, first]).not.toContain(id);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual(["qwen", "--session-id", id, "-p", ASK]);
+    // The fresh session got the message alone: it never saw the cold run's word.
+    expect(turnsBefore(ASK)).toEqual([[ASK]]);
+    await waitUntil(() => sb.readPointer()["state"] === "confirmed", "the fresh session's chats file", SLOW);
+    expect(qwenSessions(sb, cwdOf(sb))).toEqual([first, id].sort());
+  });
+
+  it("headless, stale ID where sessionpin cannot tell (no chats folder yet): refused on stderr (exit 1), the fresh run gets the task prompt in the same sessionpin run", { timeout: 120_000 }, async () => {
     const sb = qwenSandbox();
     writePointerByHand(sb, { agent: "qwen", id: STALE, source: { rule: "chats" } });
+    expect(existsSync(qwenChats(sb, cwdOf(sb)))).toBe(false);
     // The pointer knows no message, so the command's own is new to the session: the warm start
     // delivers it (a follow-up), not the resume prompt.
     const driver = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--resume-prompt", ASK], ["qwen", "-p", REMEMBER])));
@@ -174,6 +201,7 @@ describe(`Qwen Code ${VERSION}`, () => {
     const id = String(sb.readPointer()["id"]);
     expect(startsIn(sb.readLog())).toEqual([["qwen", "--resume", STALE, "-p", REMEMBER], ["qwen", "--session-id", id, "-p", REMEMBER]]);
     expect(driver.text).toContain(`No saved session found with ID ${STALE}.`);
+    expect(sb.readLog()).not.toContain("own store");
     expect(driver.text).toContain(NOTED);
     expect(sb.asideFiles("rejected")).toHaveLength(1);
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
