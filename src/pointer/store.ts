@@ -1,9 +1,10 @@
 import { constants } from "node:fs";
-import { link, mkdir, open, readdir, rename, rm, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, rename, rm, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { errnoCode, messageOf, reasonOf, SessionpinError } from "../errors.js";
 import { tempPathFor, tempWriter } from "./atomic.js";
+import { normalized, surelyValid } from "./check.js";
 import { isAlive } from "./holder.js";
 import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
@@ -59,22 +60,14 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
  * one, and the folder fsync makes the rename itself survive a power cut.
  */
 export async function writePointer(path: string, pointer: Pointer): Promise<void> {
-  const { PointerSchema } = await import("./schema.js");
-  const parsed = PointerSchema.safeParse(pointer);
-  if (!parsed.success) {
-    throw new SessionpinError(
-      "pointer-invalid",
-      `refusing to write an invalid pointer to ${path}: ${describeIssues(parsed.error.issues)}`,
-      { cause: parsed.error },
-    );
-  }
+  // The pointer sessionpin just built passes the plain check; zod is loaded only for a doubtful one.
+  const data = surelyValid(pointer) ? normalized(pointer) : await schemaChecked(path, pointer);
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   const temp = tempPathFor(path);
   try {
-    const file = await open(temp, "wx", 0o600);
+    const file = await createTemp(temp, dir);
     try {
-      await file.writeFile(`${JSON.stringify(parsed.data, null, 2)}\n`, "utf8");
+      await file.writeFile(`${JSON.stringify(data, null, 2)}\n`, "utf8");
       await file.sync();
     } finally {
       await file.close();
@@ -89,6 +82,28 @@ export async function writePointer(path: string, pointer: Pointer): Promise<void
   } catch (err) {
     await rm(temp, { force: true });
     throw err;
+  }
+}
+
+async function schemaChecked(path: string, pointer: Pointer): Promise<Pointer> {
+  const { PointerSchema } = await import("./schema.js");
+  const parsed = PointerSchema.safeParse(pointer);
+  if (parsed.success) return parsed.data;
+  throw new SessionpinError(
+    "pointer-invalid",
+    `refusing to write an invalid pointer to ${path}: ${describeIssues(parsed.error.issues)}`,
+    { cause: parsed.error },
+  );
+}
+
+/** The temp file, in a folder made first only when it is missing (the run's lock made it already). */
+async function createTemp(temp: string, dir: string): Promise<FileHandle> {
+  try {
+    return await open(temp, "wx", 0o600);
+  } catch (err) {
+    if (errnoCode(err) !== "ENOENT") throw err;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return await open(temp, "wx", 0o600);
   }
 }
 
