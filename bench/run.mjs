@@ -30,6 +30,7 @@ const USAGE = `Usage: npm run bench [-- options]
                        to fall below 0.5 (default 0: start at once, and say when it is higher)
   --quick              small sizes, a smoke test of the bench itself (figures not comparable)
   --mb N               throughput: MB the child writes (default 256)
+  --record-mb N        throughput: MB of the recording runs, run --record and asciinema rec (default 64)
   --reps N             throughput and replay: runs per side (default 3)
   --keys N             latency: keystrokes per side (default 2000)
   --durable-runs N     capture-to-durable: runs (default 50)
@@ -46,7 +47,7 @@ const USAGE = `Usage: npm run bench [-- options]
 const { values: o } = parseArgs({
   options: {
     stress: { type: "boolean" }, only: { type: "string" }, quick: { type: "boolean" }, help: { type: "boolean", short: "h" },
-    mb: { type: "string" }, reps: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
+    mb: { type: "string" }, "record-mb": { type: "string" }, reps: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
     "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" },
     kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" }, load: { type: "string" }, "wait-quiet": { type: "string" },
   },
@@ -61,7 +62,7 @@ const num = (name, full, quick) => {
   return v;
 };
 const settings = {
-  mb: num("mb", 256, 16), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
+  mb: num("mb", 256, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
   replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 20, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
@@ -95,12 +96,14 @@ if (machine.loadAverageAtStart[0] > machine.cores / 2) {
   say(`note: load average ${machine.loadAverageAtStart[0]} on ${machine.cores} cores: something else is running, figures will be noisy`);
 }
 
-// Profiles are taken in the quiet pass only: they time nothing, and the busy pass is long enough.
+// Profiles are taken in the quiet pass only: they time nothing, and the two passes must stay
+// within 10 minutes.
 const runners = {
-  throughput: (pass) => throughput({ mb: settings.mb, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileRunMB : 0, say }),
+  throughput: (pass) => throughput({ mb: settings.mb, recordMB: settings.recordMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileRunMB : 0, say }),
   latency: () => latency({ keys: settings.keys, say }),
   durable: () => durable({ runs: settings.durableRuns, say }),
-  replay: (pass) => replay({ mb: settings.replayMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileMB : 0, say }),
+  // jq (8 s a run on 1 GB) is a reference: the quiet pass has it.
+  replay: (pass) => replay({ mb: settings.replayMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileMB : 0, withJq: pass === "quiet", say }),
   startup: () => startup({ runs: settings.startupRuns, say }),
   // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/resume/pin.ts); 10 runs of
   // at most 4 new IDs each stay below that, so every ID seen confirmed must still be in it.

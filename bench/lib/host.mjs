@@ -42,9 +42,11 @@ export const AMP_ARGS = ["-x", "--stream-json"];
 /** A temp folder removed at exit. */
 export function tempDir(label) {
   const dir = mkdtempSync(join(tmpdir(), `sessionpin-bench-${label}-`));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  if (tempDirs.length === 0) process.once("exit", () => tempDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  tempDirs.push(dir);
   return dir;
 }
+const tempDirs = [];
 
 /** The environment of every child: no user plugins, no agentapi state, no inherited pointer. */
 export function benchEnv(home, extra = {}) {

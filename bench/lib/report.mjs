@@ -42,10 +42,10 @@ function sectionRows(s) {
       const size = (n) => (t.recordMB?.[n] === undefined ? "—" : `${f1(t.recordMB[n])} MB`);
       if (m.asciinema !== undefined) {
         const ratio = m.shimRecord / m.asciinema;
-        rows.push(row("throughput", "7 recording the flood: run --record vs asciinema rec", `asciinema ${f1(m.asciinema)} MB/s`, `${f1(m.shimRecord)} MB/s`, `${f2(ratio)}x asciinema`, ">= 1x asciinema", ratio >= 1));
+        rows.push(row("throughput", `7 recording the flood (${t.recordSizeMB ?? t.sizeMB} MB): run --record vs asciinema rec`, `asciinema ${f1(m.asciinema)} MB/s`, `${f1(m.shimRecord)} MB/s`, `${f2(ratio)}x asciinema`, ">= 1x asciinema", ratio >= 1));
         rows.push(row("throughput", "7 … CPU s/GB; recording size", `asciinema ${f2(c.asciinema)}; ${size("asciinema")}`, `${f2(c.shimRecord)}; ${size("shimRecord")}`, `${f2(c.shimRecord / c.asciinema)}x CPU`, "(reported)", undefined));
       } else {
-        rows.push(row("throughput", "7 recording the flood: run --record", "asciinema not installed", `${f1(m.shimRecord)} MB/s, ${size("shimRecord")}`, "—", ">= 1x asciinema", undefined));
+        rows.push(row("throughput", `7 recording the flood (${t.recordSizeMB ?? t.sizeMB} MB): run --record`, "asciinema not installed", `${f1(m.shimRecord)} MB/s, ${size("shimRecord")}`, "—", ">= 1x asciinema", undefined));
       }
     }
   }
