@@ -10,7 +10,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { CHILDREN, ROOT, cliIn, snapshotBuild } from "./lib/host.mjs";
+import { CHILDREN, PEERS, ROOT, cliIn, sleep, snapshotBuild, startLoad } from "./lib/host.mjs";
 import { printTable, rowsFor } from "./lib/report.mjs";
 import { durable } from "./sections/durable.mjs";
 import { latency } from "./sections/latency.mjs";
@@ -21,11 +21,16 @@ import { throughput } from "./sections/throughput.mjs";
 
 const USAGE = `Usage: npm run bench [-- options]
 
-  (no option)          sections 1-5 at the issue's sizes (about 2-4 minutes on 2 cores)
+  (no option)          sections 1-5 at the issue's sizes, quiet and busy (about 7 minutes on 2 cores)
   --stress             the kill test only (section 6; 1000 kills, about 5-10 minutes)
   --only LIST          comma-separated: throughput,latency,durable,replay,startup,stress
+  --load LIST          passes, comma-separated: quiet (nothing added) and busy (children/busy keeps
+                       one core busy throughout); default quiet,busy. The stress test runs once.
+  --wait-quiet N       before the quiet pass, wait up to N seconds for the 1-minute load average
+                       to fall below 0.5 (default 0: start at once, and say when it is higher)
   --quick              small sizes, a smoke test of the bench itself (figures not comparable)
   --mb N               throughput: MB the child writes (default 256)
+  --record-mb N        throughput: MB of the recording runs, run --record and asciinema rec (default 64)
   --reps N             throughput and replay: runs per side (default 3)
   --keys N             latency: keystrokes per side (default 2000)
   --durable-runs N     capture-to-durable: runs (default 50)
@@ -42,9 +47,9 @@ const USAGE = `Usage: npm run bench [-- options]
 const { values: o } = parseArgs({
   options: {
     stress: { type: "boolean" }, only: { type: "string" }, quick: { type: "boolean" }, help: { type: "boolean", short: "h" },
-    mb: { type: "string" }, reps: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
+    mb: { type: "string" }, "record-mb": { type: "string" }, reps: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
     "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" },
-    kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" },
+    kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" }, load: { type: "string" }, "wait-quiet": { type: "string" },
   },
 });
 if (o.help) {
@@ -57,13 +62,16 @@ const num = (name, full, quick) => {
   return v;
 };
 const settings = {
-  mb: num("mb", 256, 16), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
+  mb: num("mb", 256, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
   replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 20, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
 const ALL = ["throughput", "latency", "durable", "replay", "startup", "stress"];
 const chosen = o.only ? o.only.split(",").map((s) => s.trim()) : o.stress ? ["stress"] : ALL.filter((s) => s !== "stress");
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${ALL.join(", ")})`);
+const LOADS = ["quiet", "busy"];
+const loads = (o.load ?? LOADS.join(",")).split(",").map((s) => s.trim());
+for (const l of loads) if (!LOADS.includes(l)) throw new Error(`--load: unknown pass ${l} (known: ${LOADS.join(", ")})`);
 const out = o.out ?? join(ROOT, "bench/results.json");
 
 const dist = resolve(o.dist ?? join(ROOT, "dist"));
@@ -88,50 +96,85 @@ if (machine.loadAverageAtStart[0] > machine.cores / 2) {
   say(`note: load average ${machine.loadAverageAtStart[0]} on ${machine.cores} cores: something else is running, figures will be noisy`);
 }
 
+// Profiles are taken in the quiet pass only: they time nothing, and the two passes must stay
+// within 10 minutes.
 const runners = {
-  throughput: () => throughput({ mb: settings.mb, reps: settings.reps, profileMB: settings.profileRunMB, say }),
+  throughput: (pass) => throughput({ mb: settings.mb, recordMB: settings.recordMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileRunMB : 0, say }),
   latency: () => latency({ keys: settings.keys, say }),
   durable: () => durable({ runs: settings.durableRuns, say }),
-  replay: () => replay({ mb: settings.replayMB, reps: settings.reps, profileMB: settings.profileMB, say }),
+  // jq (8 s a run on 1 GB) is a reference: the quiet pass has it.
+  replay: (pass) => replay({ mb: settings.replayMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileMB : 0, withJq: pass === "quiet", say }),
   startup: () => startup({ runs: settings.startupRuns, say }),
   // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/resume/pin.ts); 10 runs of
   // at most 4 new IDs each stay below that, so every ID seen confirmed must still be in it.
   stress: () => stress({ kills: settings.kills, seed: settings.seed, reset: 10, say }),
 };
+for (const [via, peer] of Object.entries(PEERS)) {
+  if (peer.path === undefined) say(`note: ${via} is not installed: its columns are skipped (install: ${peer.install})`);
+}
 const previous = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
-const sections = { ...(previous.sections ?? {}) };
+// Results of the bench before it had passes are not carried over: their figures mean other things.
+const passes = Object.fromEntries(LOADS.map((l) => [l, { sections: { ...(previous.passes?.[l]?.sections ?? {}) } }]));
+const loadNow = () => loadavg().map((l) => Number(l.toFixed(2)));
 // Written after every section, so a long run that stops half-way keeps what it measured.
 const save = () => {
+  const figures = Object.fromEntries(LOADS.map((l) => [l, rowsFor(passes[l].sections)]));
   const results = {
-    machine: { ...machine, loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))) },
-    date: new Date().toISOString(), commit: `${commit ?? "?"}${dirty}`, settings, ran: chosen, figures: rowsFor(sections), sections,
+    machine: { ...machine, loadAverageAtEnd: loadNow() },
+    date: new Date().toISOString(), commit: `${commit ?? "?"}${dirty}`, settings, ran: chosen, loads, figures, passes,
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  return results.figures;
+  return figures;
 };
 let crashed = false;
-for (const name of chosen) {
-  say(`[${name}]`);
-  const started = Date.now();
-  try {
-    sections[name] = { date: new Date().toISOString(), ...(await runners[name]()) };
-  } catch (error) {
-    crashed = true;
-    sections[name] = { date: new Date().toISOString(), error: String(error?.stack ?? error) };
-    say(`  ${name} failed: ${error?.message ?? error}`);
+const passOf = (name, pass) => (name === "stress" ? "quiet" : pass);
+for (const pass of loads) {
+  const names = chosen.filter((name) => name !== "stress" || pass === loads[0]);
+  if (names.length === 0) continue;
+  if (pass === "quiet") {
+    for (const until = Date.now() + num("wait-quiet", 0, 0) * 1000; loadavg()[0] >= 0.5 && Date.now() < until;) await sleep(5_000);
   }
-  sections[name].seconds ??= (Date.now() - started) / 1000;
-  sections[name].machine = { ...machine, loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))) };
-  sections[name].commit = `${commit ?? "?"}${dirty}`;
-  save();
+  const stop = pass === "busy" ? startLoad() : undefined;
+  if (stop) await sleep(1_000); // the load running before the first figure
+  const loadAtStart = loadNow();
+  say(`== ${pass} pass${pass === "busy" ? ": children/busy keeps one core busy" : ""}; load average ${loadAtStart.join(" ")}`);
+  if (pass === "quiet" && loadAtStart[0] >= 0.5) say(`note: load average ${loadAtStart[0]}: not a quiet machine, this pass is not a quiet figure`);
+  try {
+    for (const name of names) {
+      say(`[${name}${name === "stress" ? "" : `, ${pass}`}]`);
+      const started = Date.now();
+      const at = { loadAverageAtStart: loadNow() };
+      const into = passes[passOf(name, pass)].sections;
+      try {
+        into[name] = { date: new Date().toISOString(), ...(await runners[name](pass)) };
+      } catch (error) {
+        crashed = true;
+        into[name] = { date: new Date().toISOString(), error: String(error?.stack ?? error) };
+        say(`  ${name} failed: ${error?.message ?? error}`);
+      }
+      into[name].seconds ??= (Date.now() - started) / 1000;
+      into[name].machine = { ...machine, ...at, loadAverageAtEnd: loadNow() };
+      into[name].commit = `${commit ?? "?"}${dirty}`;
+      into[name].load = pass;
+      save();
+    }
+  } finally {
+    await stop?.();
+  }
 }
 const figures = save();
 
-say("");
-printTable(figures.filter((f) => chosen.includes(f.section)), say);
+const shown = (l) => figures[l].filter((f) => chosen.includes(f.section) && (l === loads[0] || f.section !== "stress"));
+for (const l of loads) {
+  const secs = Object.values(passes[l].sections).filter((s) => s.machine);
+  const range = secs.flatMap((s) => [s.machine.loadAverageAtStart?.[0], s.machine.loadAverageAtEnd?.[0]]).filter((n) => n !== undefined);
+  say(`\n${l}${l === "busy" ? " (one core kept busy by children/busy)" : ""}: load average ${Math.min(...range).toFixed(2)}-${Math.max(...range).toFixed(2)}`);
+  printTable(shown(l), say);
+}
 say(`\nwritten to ${out}`);
-const broken = figures.filter((f) => chosen.includes(f.section) && f.correctness && f.pass === false);
-const missed = figures.filter((f) => chosen.includes(f.section) && !f.correctness && f.pass === false);
+const all = loads.flatMap((l) => shown(l).map((f) => ({ ...f, name: `${f.name} [${l}]` })));
+const broken = all.filter((f) => f.correctness && f.pass === false);
+const missed = all.filter((f) => !f.correctness && f.pass === false);
 if (missed.length > 0) say(`${missed.length} performance target(s) missed: ${missed.map((f) => f.name).join("; ")}`);
 if (broken.length > 0 || crashed) {
   say(`FAILED: ${[...broken.map((f) => f.name), ...(crashed ? ["a section crashed"] : [])].join("; ")}`);

@@ -1,11 +1,11 @@
 /**
  * (2) Keystroke latency: one byte written to our PTY, timed until the raw-mode echo child's copy
- * of it comes back; bare, through the minimal Node relay, and through `sessionpin run`. All three
- * children run at once and keystrokes go to each in turn, so a noisy moment of the machine hits both sides alike. Added latency
+ * of it comes back; bare, through the minimal Node relay, through `sessionpin run`, and through
+ * the peers (`script`, `asciinema rec`) when installed. All the children run at once and keystrokes go to each in turn, so a noisy moment of the machine hits both sides alike. Added latency
  * = shim percentile − bare percentile (independent samples: this compares distributions).
  */
 import { join } from "node:path";
-import { AMP_ARGS, CHILDREN, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, VIAS, available, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
 
 function start(via, dir) {
   const env = benchEnv(dir);
@@ -42,25 +42,26 @@ const stats = (s) => ({ p50: percentile(s, 50), p90: percentile(s, 90), p99: per
 export async function latency({ keys, say }) {
   const dir = tempDir("latency");
   const warmup = 200;
-  const bare = start("bare", dir);
-  const relay = start("relay", dir);
-  const shim = start("shim", dir);
-  await Promise.all([bare.expect("R", 10_000), relay.expect("R", 10_000), shim.expect("R", 10_000)]);
+  for (const via of VIAS.filter((v) => !available(v))) say(`  latency: skipping ${via}: not installed (${PEERS[via].install})`);
+  const sides = VIAS.filter(available).map((via) => start(via, dir));
+  await Promise.all(sides.map((side) => side.expect("R", 10_000)));
   for (let i = 0; i < warmup + keys; i++) {
     const key = String.fromCharCode(97 + (i % 26));
-    for (const side of i % 2 === 0 ? [bare, relay, shim] : [shim, relay, bare]) {
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
       const ms = await roundTrip(side, key);
       if (i >= warmup) side.samples.push(ms);
     }
   }
-  for (const side of [bare, relay, shim]) side.p.write("\x04");
-  const [, , shimStatus] = await Promise.all([bare.done, relay.done, shim.done]);
-  const b = stats(bare.samples);
-  const rl = stats(relay.samples);
-  const s = stats(shim.samples);
-  say(`  latency bare: p50 ${b.p50.toFixed(3)} ms, p99 ${b.p99.toFixed(3)} ms; shim: p50 ${s.p50.toFixed(3)} ms, p99 ${s.p99.toFixed(3)} ms`);
+  for (const side of sides) side.p.write("\x04");
+  const statuses = await Promise.all(sides.map((side) => side.done));
+  const ms = Object.fromEntries(sides.map((side) => [side.via, stats(side.samples)]));
+  const b = ms.bare;
+  const s = ms.shim;
+  const rl = ms.relay;
+  say(`  latency p50/p99 ms: ${sides.map((side) => `${side.via} ${ms[side.via].p50.toFixed(3)}/${ms[side.via].p99.toFixed(3)}`).join(", ")}`);
   const problems = [];
+  const shimStatus = statuses[sides.findIndex((side) => side.via === "shim")];
   if (shimStatus.exitCode !== 0) problems.push(`shim exit code ${shimStatus.exitCode}`);
-  return { keys, warmup, bareMs: b, relayMs: rl, shimMs: s, addedP50Ms: s.p50 - b.p50, addedP99Ms: s.p99 - b.p99,
-    relayAddedP99Ms: rl.p99 - b.p99, problems };
+  return { keys, warmup, ms, bareMs: b, relayMs: rl, shimMs: s, addedP50Ms: s.p50 - b.p50, addedP99Ms: s.p99 - b.p99,
+    relayAddedP99Ms: rl.p99 - b.p99, shimVsRelayP99Ms: s.p99 - rl.p99, problems };
 }

@@ -47,7 +47,7 @@ async function warmCache(path) {
   for await (const _chunk of createReadStream(path, { highWaterMark: 4 << 20 })); // eslint-disable-line no-unused-vars
 }
 
-export async function replay({ mb, reps, profileMB, say }) {
+export async function replay({ mb, reps, profileMB, withJq = true, say }) {
   const dir = tempDir("replay");
   const file = join(dir, "transcript.raw");
   const t0 = nowMs();
@@ -60,7 +60,7 @@ export async function replay({ mb, reps, profileMB, say }) {
   let peakRssKB = 0;
   const rssKB = [];
   const env = { ...process.env, LC_ALL: "C" };
-  const jq = has("jq");
+  const jq = withJq && has("jq");
   for (let r = 0; r < reps; r++) {
     const g = await timed("grep", ["-cE", ID_GRAMMAR, file], env);
     runs.grep.push(g.seconds);

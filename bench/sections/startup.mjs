@@ -1,10 +1,11 @@
 /**
  * (5) Start-up: from the spawn call to the child's first output byte, bare, through the minimal
- * Node relay, and through `sessionpin run` (cold start on a fresh pointer: lock, pointer read, plugin, PTY). The child is
+ * Node relay, through the peers (`script`, `asciinema rec`) when installed, and through
+ * `sessionpin run` (cold start on a fresh pointer: lock, pointer read, plugin, PTY). The child is
  * a shell script so its own start-up is small and the same both ways. Runs alternate.
  */
 import { join } from "node:path";
-import { AMP_ARGS, CHILDREN, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, VIAS, available, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
 import * as pty from "@lydell/node-pty";
 
 async function once(via, dir, n) {
@@ -26,20 +27,22 @@ const stats = (s) => ({ p50: percentile(s, 50), p90: percentile(s, 90), max: Mat
 
 export async function startup({ runs, say }) {
   const dir = tempDir("startup");
-  const samples = { bare: [], relay: [], shim: [], node: [] };
+  for (const via of VIAS.filter((v) => !available(v))) say(`  start-up: skipping ${via}: not installed (${PEERS[via].install})`);
+  const vias = [...VIAS.filter(available), "node"];
+  const samples = Object.fromEntries(vias.map((via) => [via, []]));
   const problems = [];
   await once("shim", dir, "warm"); // the first start reads dist/ from disk; later ones from cache
   for (let n = 0; n < runs; n++) {
-    for (const via of n % 2 === 0 ? ["bare", "relay", "shim", "node"] : ["node", "shim", "relay", "bare"]) {
+    for (const via of n % 2 === 0 ? vias : [...vias].reverse()) {
       const r = await once(via, dir, n);
       samples[via].push(r.ms);
       if (r.status.exitCode !== 0) problems.push(`${via} run ${n + 1}: exit code ${r.status.exitCode}`);
     }
   }
-  const b = stats(samples.bare);
-  const s = stats(samples.shim);
-  const nd = stats(samples.node);
-  const rl = stats(samples.relay);
-  say(`  start-up bare p50 ${b.p50.toFixed(1)} ms, shim p50 ${s.p50.toFixed(1)} ms, relay p50 ${rl.p50.toFixed(1)} ms, bare node -e p50 ${nd.p50.toFixed(1)} ms`);
-  return { runs, bareMs: b, relayMs: rl, shimMs: s, nodeHelloMs: nd, addedP50Ms: s.p50 - b.p50, addedP90Ms: s.p90 - b.p90, problems };
+  const ms = Object.fromEntries(vias.map((via) => [via, stats(samples[via])]));
+  const b = ms.bare;
+  const s = ms.shim;
+  say(`  start-up p50 ms: ${vias.map((via) => `${via} ${ms[via].p50.toFixed(1)}`).join(", ")}`);
+  return { runs, ms, bareMs: b, relayMs: ms.relay, shimMs: s, nodeHelloMs: ms.node, addedP50Ms: s.p50 - b.p50, addedP90Ms: s.p90 - b.p90,
+    shimVsRelayP50Ms: s.p50 - ms.relay.p50, problems };
 }

@@ -1,17 +1,31 @@
 /**
  * (1) Passthrough throughput: the flood child writes N bytes to its PTY; we read them bare,
- * through the minimal Node relay (reference), and through `sessionpin run` (amp plugin, capture on). Rate = bytes / (last byte − first byte);
- * the received bytes must hash the same as what the child wrote (after the PTY's "\n" → "\r\n").
+ * through the minimal Node relay (reference), through `sessionpin run` (amp plugin, capture on),
+ * through `script` (util-linux, C) and `asciinema rec` (Python, recording), and through
+ * `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
+ * bytes must hash the same as what the child wrote (after the PTY's "\n" → "\r\n"). CPU: the user
+ * and system seconds of everything the run started (bash's `times`) less the flood child's own.
  */
 import { createHash } from "node:crypto";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expectedOutput } from "../lib/flood-data.mjs";
 import { readProfile } from "../lib/profile.mjs";
-import { AMP_ARGS, CHILDREN, benchEnv, exited, median, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, childCpuSeconds, exited, median, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
 
-async function once(via, bytes, dir, n, nodeArgs = []) {
-  const env = benchEnv(dir, { BENCH_BYTES: String(bytes) });
-  const p = spawnVia(via, join(CHILDREN, "flood"), AMP_ARGS, { env, pointer: join(dir, `p${n}.json`), log: join(dir, `p${n}.log`), nodeArgs });
+/** Each side: what runs the child, and whether it records (`rec` sides write a .cast file). */
+const SIDES = {
+  bare: { via: "bare" }, relay: { via: "relay" }, shim: { via: "shim" }, script: { via: "script" },
+  shimRecord: { via: "shim", rec: true }, asciinema: { via: "asciinema", rec: true },
+};
+
+async function once(side, bytes, dir, n, nodeArgs = []) {
+  const { via, rec } = SIDES[side];
+  const childCpu = join(dir, `${n}.child-cpu`);
+  const cpuFile = side === "bare" ? undefined : join(dir, `${n}.cpu`);
+  const record = rec ? join(dir, `${n}.cast`) : undefined;
+  const env = benchEnv(dir, { BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu });
+  const p = spawnVia(via, join(CHILDREN, "flood"), AMP_ARGS, { env, pointer: join(dir, `p${n}.json`), log: join(dir, `p${n}.log`), nodeArgs, record, cpuFile });
   const hash = createHash("sha256");
   let received = 0;
   let first;
@@ -26,31 +40,55 @@ async function once(via, bytes, dir, n, nodeArgs = []) {
   // node-pty can report the exit before the last read: give the tail a moment.
   const start = nowMs();
   while (nowMs() - start < 200) await new Promise((r) => setTimeout(r, 20));
-  return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status };
+  const read = (path) => { try { return readFileSync(path, "utf8"); } catch { return undefined; } };
+  const own = Number(read(childCpu) ?? NaN);
+  const cpuSeconds = cpuFile === undefined ? undefined : childCpuSeconds(read(cpuFile) ?? "") - own;
+  let recordBytes;
+  if (record !== undefined) {
+    try { recordBytes = statSync(record).size; } catch { recordBytes = 0; }
+    rmSync(record, { force: true });
+  }
+  return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status, cpuSeconds, recordBytes };
 }
 
-export async function throughput({ mb, reps, profileMB, say }) {
+export async function throughput({ mb, recordMB: recordSize = mb, reps, profileMB, say }) {
   const bytes = mb * 1024 * 1024;
+  // asciinema rec takes 15-20 s for 256 MB here: the recording sides get a flood of their own size.
+  const recordBytes = recordSize * 1024 * 1024;
+  const expectedRecord = recordBytes === bytes ? undefined : expectedOutput(recordBytes);
   const dir = tempDir("throughput");
   const expected = expectedOutput(bytes);
-  const runs = { bare: [], relay: [], shim: [] };
+  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via));
+  for (const side of Object.keys(SIDES)) {
+    if (!sides.includes(side)) say(`  throughput: skipping ${side}: ${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`);
+  }
+  const runs = Object.fromEntries(sides.map((side) => [side, []]));
+  const cpu = Object.fromEntries(sides.map((side) => [side, []]));
+  const recordMB = {};
   const problems = [];
+  const notes = [];
   for (let r = 0; r < reps; r++) {
-    // Alternating, so drift on a noisy machine hits both sides alike.
-    for (const via of r % 2 === 0 ? ["bare", "relay", "shim"] : ["shim", "relay", "bare"]) {
-      const res = await once(via, bytes, dir, `${via}${r}`);
+    // Alternating, so drift on a noisy machine hits every side alike.
+    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+      const rec = SIDES[side].rec === true;
+      const res = await once(side, rec ? recordBytes : bytes, dir, `${side}${r}`);
+      const want = rec && expectedRecord !== undefined ? expectedRecord : expected;
       const rate = res.received / res.seconds / 1e6;
-      say(`  throughput ${via} #${r + 1}: ${(res.received / 1e6).toFixed(0)} MB in ${res.seconds.toFixed(2)} s = ${rate.toFixed(1)} MB/s, exit ${res.status.exitCode}`);
-      if (res.received !== expected.bytes || res.sha256 !== expected.sha256) {
-        problems.push(`${via} run ${r + 1}: got ${res.received} bytes sha256 ${res.sha256.slice(0, 12)}…, expected ${expected.bytes} bytes ${expected.sha256.slice(0, 12)}…`);
-      }
-      if (res.status.exitCode !== 0) problems.push(`${via} run ${r + 1}: exit code ${res.status.exitCode}`);
-      runs[via].push(rate);
+      const perGB = res.cpuSeconds === undefined ? undefined : res.cpuSeconds / (res.received / 1e9);
+      say(`  throughput ${side} #${r + 1}: ${(res.received / 1e6).toFixed(0)} MB in ${res.seconds.toFixed(2)} s = ${rate.toFixed(1)} MB/s` +
+        `${perGB === undefined ? "" : `, ${perGB.toFixed(2)} CPU s/GB`}${res.recordBytes === undefined ? "" : `, recording ${(res.recordBytes / 1e6).toFixed(0)} MB`}, exit ${res.status.exitCode}`);
+      const wrong = res.received !== want.bytes || res.sha256 !== want.sha256;
+      const what = `${side} run ${r + 1}: got ${res.received} bytes sha256 ${res.sha256.slice(0, 12)}…, expected ${want.bytes} bytes ${want.sha256.slice(0, 12)}…`;
+      // A peer's bytes are its own business: noted, never a failure of sessionpin's.
+      if (wrong) (SIDES[side].via === "script" || SIDES[side].via === "asciinema" ? notes : problems).push(what);
+      if (res.status.exitCode !== 0) (SIDES[side].via === "shim" || side === "relay" ? problems : notes).push(`${side} run ${r + 1}: exit code ${res.status.exitCode}`);
+      runs[side].push(rate);
+      if (perGB !== undefined) cpu[side].push(perGB);
+      if (res.recordBytes !== undefined) recordMB[side] = res.recordBytes / 1e6;
     }
   }
-  const bare = median(runs.bare);
-  const shim = median(runs.shim);
-  const relay = median(runs.relay);
+  const mbps = Object.fromEntries(sides.map((side) => [side, median(runs[side])]));
+  const cpuPerGB = Object.fromEntries(sides.filter((side) => cpu[side].length > 0).map((side) => [side, median(cpu[side])]));
   let profile;
   if (profileMB > 0) {
     // Where `sessionpin run` spends its time while passing bytes through (not timed).
@@ -62,7 +100,10 @@ export async function throughput({ mb, reps, profileMB, say }) {
     profile = { sizeMB: profileMB, seconds: res.seconds, top };
   }
   return {
-    sizeMB: mb, reps, bareMBps: bare, relayMBps: relay, shimMBps: shim, ratio: shim / bare, relayRatio: relay / bare,
-    runs, expectedSha256: expected.sha256, hashMatch: problems.length === 0, problems, ...(profile ? { profile } : {}),
+    sizeMB: mb, recordSizeMB: recordSize, reps, sides, mbps, cpuPerGB, recordMB,
+    // Kept under their old names too: older results and the README's history read these.
+    bareMBps: mbps.bare, relayMBps: mbps.relay, shimMBps: mbps.shim, ratio: mbps.shim / mbps.bare, relayRatio: mbps.relay / mbps.bare,
+    vsRelay: mbps.shim / mbps.relay,
+    runs, cpu, expectedSha256: expected.sha256, hashMatch: problems.length === 0, problems, notes, ...(profile ? { profile } : {}),
   };
 }

@@ -30,8 +30,8 @@ export class Extractor {
   }
 
   /** From a line's raw bytes: false when judging it could not change the pinned ID or its state. */
-  mayChange(bytes: string): boolean {
-    return this.#relevance(bytes, this.tracker.current);
+  mayChange(bytes: string, mayHaveControls = true): boolean {
+    return this.#relevance(bytes, this.tracker.current, mayHaveControls);
   }
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {

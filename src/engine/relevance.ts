@@ -10,7 +10,8 @@ import type { AgentPlugin } from "../agents/types.js";
  * `replay` then skip the line. Stream-json agents repeat the same ID on every line, so after the
  * first few lines nearly all of them are skipped here, for the cost of a few substring searches.
  */
-export type Relevance = (bytes: string, pinned: Pinned | undefined) => boolean;
+/** `mayHaveControls` false: the caller found none of the bytes cleaning looks for (a ControlFinder). */
+export type Relevance = (bytes: string, pinned: Pinned | undefined, mayHaveControls?: boolean) => boolean;
 
 // What cleaning removes (escape sequences, controls) could join the pieces of a field name, and
 // a JSON escape (`\u0069d`, `\/`) spells a name or value another way: such lines are judged in full.
@@ -89,8 +90,8 @@ export class PinCheck {
 export function relevance(plugin: AgentPlugin): Relevance {
   const { clue, confirms } = lineClues(relevanceRules(plugin));
   const check = new PinCheck();
-  return (bytes, pinned) => {
-    const found = clue(bytes);
+  return (bytes, pinned, mayHaveControls = true) => {
+    const found = clue(bytes, mayHaveControls);
     if (typeof found !== "string") return found === JUDGE;
     return check.matters(found, pinned) ?? confirms(bytes);
   };

@@ -16,6 +16,7 @@ import { StoreWatch } from "../engine/store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
 import { Explainer } from "../engine/trace.js";
+import { ControlScan } from "../replay/fast/control-scan.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
@@ -90,7 +91,13 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const extractor = o.capture?.extractor;
   // Without a plugin nothing reads the lines: the output is only passed through.
   const width = o.terminal.size().cols;
-  const capture = extractor && new Capture({ width, ...(o.trace !== undefined ? {} : { wanted: (bytes: string) => everyLine || extractor.mayChange(bytes) }) });
+  const capture = extractor && new Capture({
+    width,
+    ...(o.trace !== undefined ? {} : {
+      wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
+      controls: new ControlScan(),
+    }),
+  });
   const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);

@@ -76,10 +76,9 @@ export async function runSession(o: SessionOptions): Promise<number> {
     ...(o.spawn !== undefined ? { spawn: o.spawn } : {}),
     ...(o.record !== undefined ? { record: o.record } : {}),
     ...(o.trace !== undefined ? { trace: o.trace } : {}),
+    // The pointer writes need no zod (src/pointer/check.ts): nothing is loaded while the agent starts.
     onSpawn: (agent) => {
       current = agent;
-      // Loaded while the agent starts, so the first pointer write does not wait for zod.
-      if (agent !== undefined) import("../pointer/schema.js").catch(() => undefined);
     },
   };
   try {

@@ -6,6 +6,7 @@ import { Extractor } from "../../src/engine/extract.js";
 import { agents } from "../../src/agents/registry.js";
 import type { AgentPlugin } from "../../src/agents/types.js";
 import { Capture } from "../../src/engine/capture/pipeline.js";
+import { ControlScan } from "../../src/replay/fast/control-scan.js";
 import { randomChunks, seeded } from "../helpers/random.js";
 
 /**
@@ -68,9 +69,14 @@ const NESTED_TRAPS = [
   `{"event":"hello","session":{"id":"${B}\\t2"}}`,
 ].join("\n") + "\n";
 
-function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean): { events: string[]; read: number } {
+// One for every call: a scan's result is read before the next scan, and instances are slow to make.
+const scanner = new ControlScan();
+
+/** `scanned`: filtered, with the control bytes found per chunk in WebAssembly, as `run` does. */
+function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned"): { events: string[]; read: number } {
   const extractor = new Extractor(plugin, undefined, 67);
-  const capture = new Capture(filtered ? { wanted: (bytes) => extractor.mayChange(bytes) } : {});
+  const controls = filtered === "scanned" ? { controls: scanner } : {};
+  const capture = new Capture(filtered ? { wanted: (bytes, mayHaveControls) => extractor.mayChange(bytes, mayHaveControls), ...controls } : {});
   const events: string[] = [];
   let read = 0;
   const onLine = (line: Parameters<Extractor["line"]>[0]): void => {
@@ -96,14 +102,27 @@ describe("skipping lines that cannot change the pin", () => {
       for (const [index, output] of outputs.entries()) {
         const all = pinEvents(plugin, [output], false).events;
         expect(pinEvents(plugin, [output], true).events, `${plugin.name}, output ${index}`).toEqual(all);
+        expect(pinEvents(plugin, [output], "scanned").events, `${plugin.name}, output ${index}, scanned`).toEqual(all);
         for (let round = 0; round < 5; round++) {
           expect(pinEvents(plugin, randomChunks(output, random), true).events, `${plugin.name}, output ${index}, round ${round}`).toEqual(all);
+          if (round < 2) expect(pinEvents(plugin, randomChunks(output, random), "scanned").events, `${plugin.name}, output ${index}, round ${round}, scanned`).toEqual(all);
         }
       }
     }
   });
 
+  it("finds the same pins when chunks are larger than one control scan, and reads the same lines", () => {
+    const output = Buffer.concat([...recordedOutputs(), Buffer.from(TRAPS)]);
+    expect(output.length).toBeGreaterThan(scanner.maxBytes);
+    for (const plugin of [agents.amp, agents.claude, agents.codex, nested]) {
+      expect(pinEvents(plugin, [output], "scanned").events, plugin.name).toEqual(pinEvents(plugin, [output], false).events);
+    }
+    const stream = readFileSync(join(FIXTURES, "amp/stream-basic/input.jsonl"));
+    expect(pinEvents(agents.amp, [stream], "scanned").read).toBe(pinEvents(agents.amp, [stream], true).read);
+  });
+
   it("follows every trap as a full read does", () => {
+    expect(pinEvents(agents.amp, [Buffer.from(TRAPS)], "scanned").events).toEqual(pinEvents(agents.amp, [Buffer.from(TRAPS)], true).events);
     expect(pinEvents(agents.amp, [Buffer.from(TRAPS)], true).events).toEqual([
       `2 captured ${A} provisional`,
       `4 changed ${B} provisional`,

@@ -132,6 +132,8 @@ export class ControlScan {
    * overwrites the 16 bytes after its chunk here.
    */
   readonly input: Buffer;
+  /** The most bytes one `scan` takes (CONTROL_SCAN_BYTES). */
+  readonly maxBytes = INPUT_BYTES;
 
   constructor() {
     compiled ??= new wasm.Module(MODULE);

@@ -1,0 +1,65 @@
+import { isAbsolute } from "node:path";
+import type { Pointer } from "./schema.js";
+import { POINTER_VERSION } from "./version.js";
+
+/**
+ * The write side's check of a pointer, in plain code: the pointer about to be written is the
+ * one sessionpin just built, and the first zod parse of a run cost 3-11 ms on a busy machine
+ * (schema compilation; the module load before it up to 90 ms), right between the agent's ID
+ * line and the fsync. Sound, not complete: `true` only for what PointerSchema accepts too; a
+ * `false` sends the writer to the schema for the verdict and its wording (test/pointer/check.test.ts
+ * holds the two side by side).
+ */
+export function surelyValid(value: Pointer): boolean {
+  const p = value as Partial<Record<keyof Pointer, unknown>>;
+  return p.version === POINTER_VERSION && nonEmpty(p.agent) && nonEmpty(p.id) &&
+    (p.state === "provisional" || p.state === "confirmed") &&
+    typeof p.cwd === "string" && isAbsolute(p.cwd) &&
+    isoTime(p.capturedAt) && optional(p.confirmedAt, isoTime) && isSource(p.source) &&
+    optional(p.key, nonEmpty) && optional(p.messages, (m) => everyItem(m, isMessage)) &&
+    optional(p.lastRunAt, isoTime) && everyItem(p.history, isHistoryEntry);
+}
+
+/**
+ * The pointer as PointerSchema's parse would hand it back: its fields in the schema's order,
+ * unknown fields dropped, at every level. For a pointer `surelyValid` accepted.
+ */
+export function normalized(p: Pointer): Pointer {
+  return {
+    version: p.version, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt,
+    ...(p.confirmedAt === undefined ? {} : { confirmedAt: p.confirmedAt }),
+    source: p.source.line === undefined ? { rule: p.source.rule } : { rule: p.source.rule, line: p.source.line },
+    ...(p.key === undefined ? {} : { key: p.key }),
+    ...(p.messages === undefined ? {} : { messages: p.messages.map((m) => ({ sha256: m.sha256, at: m.at })) }),
+    ...(p.lastRunAt === undefined ? {} : { lastRunAt: p.lastRunAt }),
+    history: p.history.map((h) => ({ id: h.id, at: h.at, reason: h.reason })),
+  };
+}
+
+const nonEmpty = (v: unknown): boolean => typeof v === "string" && v.length > 0;
+const optional = (v: unknown, test: (v: unknown) => boolean): boolean => v === undefined || test(v);
+const record = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const everyItem = (v: unknown, test: (item: unknown) => boolean): boolean => Array.isArray(v) && v.every(test);
+
+// Only what `Date#toISOString` writes, and only real dates: a hand-edited time with an offset
+// is left to the schema.
+const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+function isoTime(v: unknown): boolean {
+  if (typeof v !== "string" || !CANONICAL_TIME.test(v)) return false;
+  const t = Date.parse(v);
+  return !Number.isNaN(t) && new Date(t).toISOString() === v;
+}
+
+function isSource(v: unknown): boolean {
+  return record(v) && typeof v["rule"] === "string" &&
+    optional(v["line"], (n) => Number.isSafeInteger(n) && (n as number) > 0);
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+function isMessage(v: unknown): boolean {
+  return record(v) && typeof v["sha256"] === "string" && SHA256.test(v["sha256"]) && isoTime(v["at"]);
+}
+
+function isHistoryEntry(v: unknown): boolean {
+  return record(v) && typeof v["id"] === "string" && isoTime(v["at"]) && typeof v["reason"] === "string";
+}
