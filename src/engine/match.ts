@@ -139,9 +139,20 @@ function globalOf(pattern: RegExp): RegExp {
  */
 export function judge(grammar: RegExp, candidate: Pick<Candidate, "rule" | "state" | "value">): Verdict {
   const { rule, state, value } = candidate;
-  return grammar.test(value)
+  return fitsGrammar(grammar, value)
     ? { kind: "taken", rule, id: value, state }
     : { kind: "refused", rule, reason: "grammar", value };
+}
+
+// Whatever a grammar allows: a value an argument parser would read as an option (a leading "-"),
+// one that would split a log line (CR, LF) or that no argv can hold (NUL) is never an ID. A user
+// plugin with a loose grammar ("[^ ]+") and a resume template of ["{args}", "{id}"] must not put
+// `--dangerously-allow-all` into the agent's argv from a forged pointer or a line of output.
+const NEVER_AN_ID = /^-|[\0\n\r]/;
+
+/** Whether `value` is a whole ID of `grammar`: the test every ID meets before it is pinned or resumed. */
+export function fitsGrammar(grammar: RegExp, value: string): boolean {
+  return !NEVER_AN_ID.test(value) && grammar.test(value);
 }
 
 /** `judge` by its parts, for callers that hold no candidate. */
