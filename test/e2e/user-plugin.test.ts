@@ -105,3 +105,29 @@ describe("a plugin whose grammar takes anything", () => {
     expect(judgeLine(parsed.plugin, line)).toEqual([{ kind: "refused", rule: "any", reason: "grammar", value: "-rf" }]);
   });
 });
+
+// Torture suite, hostile user plugins: a text rule that backtracks catastrophically on the
+// agent's output froze its terminal; keystrokes waited for the regex.
+describe("a plugin whose text rule backtracks catastrophically", () => {
+  it("keeps keystrokes flowing, and cuts the rule off with one log line once a line takes too long", async () => {
+    const sb = cleanup.sandbox();
+    const evil = join(sb.dir, "evil.json");
+    writeFileSync(evil, JSON.stringify({ name: "evil", names: ["echoer"], grammar: "[a-z]+", text: [{ name: "boom", pattern: "x (?<id>(a+)+)$", state: "confirmed" }], resume: ["{args}", "--resume", "{id}"] }));
+    const print = join(sb.dir, "print.txt");
+    // 2^30 steps for a backtracking engine per short line; the long one is slow even in linear time.
+    writeFileSync(print, `x ${"a".repeat(30)}b\r\nx ${"a".repeat(35)}b\r\nx ${"a".repeat(1 << 20)}b\r\nx ${"a".repeat(30)}b\r\n`);
+    const driver = cleanup.driver(sb.sessionpin(["run", "--pointer", sb.pointer, "--plugin", evil, "--", "echoer"], { env: { ...sb.env, ECHOER_PRINT: print, ECHOER_EXIT: "7" } }));
+    await driver.waitFor(/ready/, WAIT_MS);
+    for (const key of "sessionpin") {
+      const echo = `${key.charCodeAt(0).toString(16)};`;
+      const before = driver.output.toString("latin1").split(echo).length;
+      const sent = Date.now();
+      driver.write(key);
+      await waitUntil(() => driver.output.toString("latin1").split(echo).length > before || undefined, `the echo of ${key}`, 3_000);
+      expect(Date.now() - sent).toBeLessThan(3_000);
+    }
+    driver.write("\x03");
+    expect((await exitOf(driver)).exitCode).toBe(7);
+    expect(sb.readLog().match(/rule boom cut off on line 3: \d+ ms on a line of \d+ characters, over the 200 ms budget; it reads no more lines/g)).toHaveLength(1);
+  });
+});
