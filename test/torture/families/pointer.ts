@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../../helpers/sandbox.js";
-import { cwdOf } from "../../e2e/support.js";
+import { cwdOf, exitOf } from "../../e2e/support.js";
 import { check, pick, STACK, uuid, type Context, type Family } from "../harness.js";
 import { ampRun, checkAmpArgv, checkOneLine } from "./agent-run.js";
 
@@ -27,7 +27,10 @@ export const pointer: Family = {
           const pointerBefore = made.refused ? readFileSync(sb.pointer) : undefined;
           if (made.refused) {
             const driver = sb.sessionpin(["run", "--pointer", sb.pointer, ...(made.options ?? []), "--", "amp"]);
-            const { exitCode } = await driver.exited;
+            const { exitCode } = await exitOf(driver, 20_000).catch((error: unknown) => {
+              driver.kill("SIGKILL");
+              throw error;
+            });
             check(exitCode === 3, `exit ${exitCode}, expected 3 (refused); output: ${driver.text.slice(0, 300)}`);
             check(readFileSync(sb.pointer).equals(pointerBefore ?? Buffer.alloc(0)), "the refused pointer was changed");
             checkOneLine(driver.text);
@@ -150,7 +153,7 @@ const SETUPS: Setup[] = [
   },
   (c, sb) => {
     // Another agent's or folder's pointer at a path the user named: refused, left untouched.
-    const field = pick(c.random, [{ agent: "../amp" }, { agent: "claude" }, { agent: "amp; rm -rf ~" }, { cwd: "/" }, { cwd: "../.." }]);
+    const field = pick(c.random, [{ agent: "../amp" }, { agent: "claude" }, { agent: "amp; rm -rf ~" }, { cwd: "/" }, { cwd: "/tmp/../etc" }]);
     write(sb, pointerBody(c, sb, field));
     return { label: `someone else's ${JSON.stringify(field)}`, refused: true };
   },
