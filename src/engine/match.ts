@@ -1,10 +1,11 @@
 import { valueAt } from "../json.js";
 import type { Line } from "./capture/line.js";
+import { withinBudget } from "./budget.js";
 import type { Candidate } from "./source.js";
 import type { AgentPlugin, IdState, JsonRule, TextRule } from "../agents/types.js";
 
 /** Why a rule that looked at a line took nothing from it. */
-export type Refusal = "grammar" | "not-a-string";
+export type Refusal = "grammar" | "not-a-string" | "cut-off";
 
 export type Verdict =
   | { readonly kind: "taken"; readonly rule: string; readonly id: string; readonly state: IdState }
@@ -13,8 +14,11 @@ export type Verdict =
 /** A field that cannot hold an ID, refused before there is a candidate to offer. */
 export type NotAString = Extract<Verdict, { kind: "refused" }> & { readonly reason: "not-a-string" };
 
-/** What a rule found on a line: an ID to offer, or a field that cannot be one. */
-export type Finding = Candidate | NotAString;
+/** A plugin file's text rule that ran out of its time budget on this line (src/engine/budget.ts). */
+export type CutOff = Extract<Verdict, { kind: "refused" }> & { readonly reason: "cut-off" };
+
+/** What a rule found on a line: an ID to offer, a field that cannot be one, or the rule cut off. */
+export type Finding = Candidate | NotAString | CutOff;
 
 /**
  * What every rule of `plugin` makes of one line, judged: the candidates it finds, each through
@@ -36,10 +40,13 @@ export function findOnLine(plugin: AgentPlugin, line: Line, before?: RowBefore):
   // Unframing both rows is work only text rules need.
   if (plugin.text.length === 0) return [];
   const rows = before === undefined ? undefined : { head: unframe(before.text), fullRow: before.fullRow, text: unframe(line.text) };
-  return plugin.text.flatMap((rule) => [
-    ...findText(rule, line.text, line.n),
-    ...(rows === undefined ? [] : findAcross(plugin.grammar, rule, rows, line.n)),
-  ]);
+  return plugin.text.flatMap((rule): Finding[] => {
+    const { found, cutOff } = withinBudget(rule.pattern, line.text.length, () => [
+      ...findText(rule, line.text, line.n),
+      ...(rows === undefined ? [] : findAcross(plugin.grammar, rule, rows, line.n)),
+    ]);
+    return cutOff === undefined ? found : [...found, { kind: "refused", rule: rule.name, reason: "cut-off", value: cutOff }];
+  });
 }
 
 /** The text line before this one, which a terminal may have wrapped into it. */
@@ -139,9 +146,20 @@ function globalOf(pattern: RegExp): RegExp {
  */
 export function judge(grammar: RegExp, candidate: Pick<Candidate, "rule" | "state" | "value">): Verdict {
   const { rule, state, value } = candidate;
-  return grammar.test(value)
+  return fitsGrammar(grammar, value)
     ? { kind: "taken", rule, id: value, state }
     : { kind: "refused", rule, reason: "grammar", value };
+}
+
+// Whatever a grammar allows: a value an argument parser would read as an option (a leading "-"),
+// one that would split a log line (CR, LF) or that no argv can hold (NUL) is never an ID. A user
+// plugin with a loose grammar ("[^ ]+") and a resume template of ["{args}", "{id}"] must not put
+// `--dangerously-allow-all` into the agent's argv from a forged pointer or a line of output.
+const NEVER_AN_ID = /^-|[\0\n\r]/;
+
+/** Whether `value` is a whole ID of `grammar`: the test every ID meets before it is pinned or resumed. */
+export function fitsGrammar(grammar: RegExp, value: string): boolean {
+  return !NEVER_AN_ID.test(value) && grammar.test(value);
 }
 
 /** `judge` by its parts, for callers that hold no candidate. */

@@ -1,6 +1,6 @@
 import type { Line } from "./capture/line.js";
 import type { Extractor } from "./extract.js";
-import { judgeLine, type Verdict } from "./match.js";
+import { judgeLine, type Refusal as RuleRefusal, type Verdict } from "./match.js";
 import type { PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
 
@@ -8,6 +8,7 @@ import type { AgentPlugin } from "../agents/types.js";
 export type Refusal =
   | "grammar mismatch"
   | "not a string"
+  | "rule cut off"
   | "look-alike field"
   | "superseded by a later ID"
   | "wrong agent"
@@ -85,11 +86,13 @@ export class Explainer {
   }
 }
 
+const REFUSALS: Readonly<Record<RuleRefusal, Refusal>> = { grammar: "grammar mismatch", "not-a-string": "not a string", "cut-off": "rule cut off" };
+
 /** A verdict as the outcome part of a trace event. */
 export function fromVerdict(verdict: Verdict): Pick<TraceEvent, "rule" | "outcome" | "state" | "value" | "reason"> {
   return verdict.kind === "taken"
     ? { rule: verdict.rule, outcome: "taken", state: verdict.state, value: verdict.id }
-    : { rule: verdict.rule, outcome: "refused", value: verdict.value, reason: verdict.reason === "grammar" ? "grammar mismatch" : "not a string" };
+    : { rule: verdict.rule, outcome: "refused", value: verdict.value, reason: REFUSALS[verdict.reason] };
 }
 
 function* stringsIn(value: unknown, path: string, depth: number): Iterable<[string, string]> {

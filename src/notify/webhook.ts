@@ -174,9 +174,19 @@ function parseUrl(text: string): URL {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new SessionpinError("usage", `sessionpin: --notify ${text}: expected an http:// or https:// URL`);
+    throw new SessionpinError("usage", `sessionpin: --notify ${shown(text)}: expected an http:// or https:// URL`);
   }
   return url;
+}
+
+/**
+ * A refused --notify value as the error line shows it: scheme and host, never the credentials,
+ * path or query, where webhook secrets live (`ftp://user:secret@host/x` → `ftp://host/…`). CI
+ * logs keep stderr.
+ */
+function shown(text: string): string {
+  const [, scheme = "", slashes = "", authority = "", rest = ""] = /^([a-z][a-z0-9+.-]*:)?(\/\/)?([^/?#]*)(.*)$/is.exec(text) ?? [];
+  return `${scheme}${slashes}${authority.replace(/^.*@/s, "")}${rest === "" ? "" : rest.startsWith("/") ? "/…" : "…"}`;
 }
 
 /** Webhook URLs often hold their secret in the path or query (Slack, Discord): the log shows only the host. */

@@ -41,7 +41,9 @@ export async function readPointer(path: string): Promise<PointerRead> {
     return { kind: "invalid", reason: `not JSON: ${messageOf(err)}` };
   }
   const version = (json as { version?: unknown } | null)?.version;
-  if (typeof version === "number" && version > POINTER_VERSION) return { kind: "newer", version };
+  // Only a whole version number is a newer sessionpin's: 1.5 or 1e308 is a corrupt file, set aside
+  // like any other, not a reason to refuse every start until someone removes it.
+  if (Number.isSafeInteger(version) && (version as number) > POINTER_VERSION) return { kind: "newer", version: version as number };
   const { PointerSchema } = await import("./schema.js");
   const parsed = PointerSchema.safeParse(json);
   return parsed.success

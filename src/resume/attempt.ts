@@ -109,6 +109,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     const before = o.capture.extractor.tracker.current;
     const { verdicts, events, trace } = explainer.line(line, (o.clock.now() - startedAt) / 1000);
     for (const event of trace) o.trace?.write(event);
+    for (const v of verdicts) if (v.kind === "refused" && v.reason === "cut-off") o.log.warn(`rule ${v.rule} cut off on line ${line.n}: ${v.value}; it reads no more lines`);
     if (verdicts.some((verdict) => showsSession(verdict, before))) watch?.accept();
     for (const event of events) o.capture.onPin(event);
   };

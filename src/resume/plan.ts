@@ -2,6 +2,7 @@ import type { AgentPlugin, PromptVia, UpfrontCommand } from "../agents/types.js"
 import type { Pointer } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
 import { SessionpinError } from "../errors.js";
+import { fitsGrammar } from "../engine/match.js";
 import { alreadyHad } from "./messages.js";
 
 /**
@@ -212,7 +213,7 @@ function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): string |
       const { pointer } = read;
       if (pointer.agent !== plugin.name) return `pointer belongs to agent ${pointer.agent}, not ${plugin.name}`;
       if (pointer.cwd !== cwd) return `pointer belongs to ${pointer.cwd}, not ${cwd}`;
-      if (!plugin.grammar.test(pointer.id)) return `pointer ID ${JSON.stringify(pointer.id)} is not a ${plugin.name} ID`;
+      if (!fitsGrammar(plugin.grammar, pointer.id)) return `pointer ID ${JSON.stringify(pointer.id)} is not a ${plugin.name} ID`;
       return undefined;
     }
   }

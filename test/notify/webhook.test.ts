@@ -239,6 +239,25 @@ describe("configuration", () => {
     expect(() => new Notifier(["not a url"], memoryLog())).toThrow("sessionpin: --notify not a url: expected an http:// or https:// URL");
   });
 
+  // Torture suite, hostile webhook servers: a refused URL was echoed whole on stderr, with the
+  // credentials and the path where webhook secrets live.
+  it("shows a refused URL without its credentials, path or query", () => {
+    const refusal = (url: string): string => {
+      try {
+        new Notifier([url], memoryLog());
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error(`${url} was accepted`);
+    };
+    expect(refusal("ftp://user:s3cret@127.0.0.1/x")).toBe("sessionpin: --notify ftp://127.0.0.1/…: expected an http:// or https:// URL");
+    expect(refusal("file://user:s3cret@localhost/etc/passwd")).toBe("sessionpin: --notify file://localhost/…: expected an http:// or https:// URL");
+    expect(refusal("//127.0.0.1/hooks/s3cret")).toBe("sessionpin: --notify //127.0.0.1/…: expected an http:// or https:// URL");
+    expect(refusal("gopher://127.0.0.1:70/s3cret?token=s3cret")).toBe("sessionpin: --notify gopher://127.0.0.1:70/…: expected an http:// or https:// URL");
+    expect(refusal("host?token=s3cret")).toBe("sessionpin: --notify host…: expected an http:// or https:// URL");
+    expect(refusal("javascript:alert(1)")).toBe("sessionpin: --notify javascript:alert(1): expected an http:// or https:// URL");
+  });
+
   it("takes --notify flags, else SESSIONPIN_NOTIFY split on spaces", () => {
     const env = { SESSIONPIN_NOTIFY: " http://a/1  http://b/2\n" };
     expect(notifyUrls(["http://c/3"], env)).toEqual(["http://c/3"]);

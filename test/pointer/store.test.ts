@@ -82,6 +82,17 @@ describe("writePointer / readPointer", () => {
     expect(await readFile(path, "utf8")).toBe(text);
   });
 
+  // Torture suite, hostile pointer files: a pointer with version 1.5 or 1e308 was taken for a newer
+  // sessionpin's, so every start was refused (exit 3) until someone removed it by hand.
+  it("reads a version that is not a whole number as a corrupt pointer, not a newer one", async () => {
+    const path = join(tmp.path, "p.json");
+    for (const version of [1.5, 1e308, -1, 0]) {
+      await writeFile(path, JSON.stringify({ ...pointer, version }));
+      const read = await readPointer(path);
+      expect(read.kind, String(version)).toBe("invalid");
+    }
+  });
+
   it("refuses a symbolic link", async () => {
     const real = join(tmp.path, "real.json");
     await writePointer(real, pointer);

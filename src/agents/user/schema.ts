@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unboundedReason } from "./regex.js";
 
 /** What a user plugin file must hold; the defaults of what it may leave out are definePlugin's. */
 const state = z.enum(["provisional", "confirmed"]);
@@ -7,7 +8,10 @@ const regex = z.string().min(1).superRefine((source, ctx) => {
     new RegExp(source);
   } catch (error) {
     ctx.addIssue({ code: "custom", message: `not a regular expression: ${(error as Error).message}` });
+    return;
   }
+  const unbounded = unboundedReason(source);
+  if (unbounded !== undefined) ctx.addIssue({ code: "custom", message: unbounded });
 });
 
 export const DeclarativePluginSchema = z.strictObject({
