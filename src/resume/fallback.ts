@@ -1,6 +1,9 @@
 import { matchesAny } from "../engine/match.js";
 import type { AgentPlugin } from "../agents/types.js";
 
+// 128 + SIGHUP, SIGINT, SIGQUIT, SIGKILL, SIGTERM: the exit codes of a process told to stop.
+const STOPPED = new Set([129, 130, 131, 137, 143]);
+
 /**
  * Decides whether a warm start's agent rejected the stored ID. Only the first `windowMs` of the
  * run count, and only until the agent shows a turn: a session that ran and later failed says
@@ -41,11 +44,12 @@ export class RejectionWatch {
   /**
    * Why the ID counts as rejected once the agent exited, or undefined. An agent refuses an ID by
    * exiting with an error code; one killed by a signal crashed or was stopped, which says nothing
-   * about the ID.
+   * about the ID. So is one that caught a stop signal sent to it directly (not through
+   * sessionpin) and exited with the shell's code for it, 128+N.
    */
   verdict(exit: { code: number; signal: number; now: number; signalledByUs: boolean }): string | undefined {
     if (this.#rejectedBy !== undefined) return this.#rejectedBy;
-    if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || this.#transient || !this.listening(exit.now)) return undefined;
+    if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || STOPPED.has(exit.code) || this.#transient || !this.listening(exit.now)) return undefined;
     return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window, before any turn`;
   }
 

@@ -27,6 +27,12 @@ describe("RejectionWatch", () => {
     expect(accepted.verdict(exit(1, 20))).toBeUndefined();
   });
 
+  it("keeps the ID when the agent caught a stop signal sent to it directly and exited 128+N", () => {
+    for (const code of [129, 130, 131, 137, 143]) expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(code, 100)), String(code)).toBeUndefined();
+    // Any other error code within the window is still the agent's refusal.
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(2, 100))).toMatch(/exited with 2/);
+  });
+
   it("keeps the ID when the failure is transient (offline) or the exit followed our signal", () => {
     const offline = new RejectionWatch(amp, 15_000, 0);
     offline.observe("Error: Cannot reach Amp servers. Are you offline?", 10);

@@ -135,8 +135,7 @@ async function takingTurns(n: number): Promise<void> {
       check(drivingAgents(sb).length === 1, `${drivingAgents(sb).length} agents driven at once`);
       const pid = driving[0] ?? 0;
       ended.add(pid);
-      // SIGTERM to the run that drives it (its parent), which forwards it: a signal sent to the
-      // agent alone within the fallback window would read as a rejected thread.
+      // SIGTERM to the run that drives it (its parent), which forwards it, as agentapi's stop does.
       process.kill(parentOf(pid), "SIGTERM");
       await waitUntil(() => runs.filter((r) => r.code !== undefined).length >= turn + 1 || undefined, `turn ${turn} to end`, 15_000);
     }
