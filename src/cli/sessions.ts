@@ -24,7 +24,8 @@ export const SESSIONS_OPTIONS = { json: { type: "boolean" }, help: { type: "bool
 // `<cwd hash>.json` or `<cwd hash>-<key hash>.json`; set-aside copies carry a label and a time.
 const POINTER_NAME = /^[0-9a-f]{16}(?:-[0-9a-f]{16})?\.json$/;
 
-interface Row {
+/** One row of `sessionpin sessions --json`. */
+export interface SessionRow {
   readonly key: string | null;
   readonly agent: string;
   readonly cwd: string | null;
@@ -49,8 +50,8 @@ export async function sessionsCommand(argv: readonly string[]): Promise<number> 
 }
 
 /** Every pointer under `home`, oldest last run first, each read as `run` would read it. */
-export async function listSessions(home: string): Promise<Row[]> {
-  const rows: Row[] = [];
+export async function listSessions(home: string): Promise<SessionRow[]> {
+  const rows: SessionRow[] = [];
   for (const agent of await names(home)) {
     if (agent.startsWith(".")) continue;
     for (const file of (await names(join(home, agent))).filter((name) => POINTER_NAME.test(name))) {
@@ -81,7 +82,7 @@ async function names(dir: string): Promise<string[]> {
   }
 }
 
-function table(rows: readonly Row[]): string {
+function table(rows: readonly SessionRow[]): string {
   if (rows.length === 0) return "no pinned sessions\n";
   const header = ["KEY", "AGENT", "ID", "STATE", "CAPTURED", "LAST RUN", "MESSAGES", "FOLDER"];
   const lines = rows.map((r) => [

@@ -141,9 +141,9 @@ export function runArgs(sb: Sandbox, options: readonly string[], command: readon
   return ["run", "--pointer", sb.pointer, "--prompt-quiet", QUIET, ...options, "--", ...command];
 }
 
-/** A pointer as sessionpin writes it, for tests that prepare one by hand. */
-export function writePointerByHand(sb: Sandbox, fields: Record<string, unknown>): Record<string, unknown> {
-  const pointer = {
+/** A confirmed Amp pointer for the sandbox's folder, as sessionpin writes one, with `fields` on top. */
+export function pointerByHand(sb: Sandbox, fields: Record<string, unknown>): Record<string, unknown> {
+  return {
     version: 1,
     agent: "amp",
     id: newThreadId(),
@@ -155,6 +155,11 @@ export function writePointerByHand(sb: Sandbox, fields: Record<string, unknown>)
     history: [],
     ...fields,
   };
+}
+
+/** A pointer as sessionpin writes it, for tests that prepare one by hand. */
+export function writePointerByHand(sb: Sandbox, fields: Record<string, unknown>): Record<string, unknown> {
+  const pointer = pointerByHand(sb, fields);
   mkdirSync(dirname(sb.pointer), { recursive: true, mode: 0o700 });
   writeFileSync(sb.pointer, `${JSON.stringify(pointer, null, 2)}\n`, { mode: 0o600 });
   return pointer;

@@ -14,7 +14,7 @@ import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { auggieEnv, FakeAugment, settleAuggieOnboarding, typeMessage, type AugmentChat } from "./auggie-support.js";
 import { textOf, userTexts } from "./fake-anthropic.js";
 import { oneShot } from "./headless.js";
-import { sessionsByKey, startsOf } from "./keyed-sessions.js";
+import { firstThenFollowUp, sessionsByKey, startsOf } from "./keyed-sessions.js";
 import { closedPort, fakeApiPerTest, jsonLines, pinned, rawText, realSandbox, replayOf, run, settled, startsIn, UUID, versionOf } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -397,12 +397,7 @@ describe(`Auggie ${VERSION} headless conversations, one per key`, () => {
 
   it("`auggie --print --instruction MSG --output-format json`: the message as an option is the one-shot message too, and its follow-up keeps the json output", async () => {
     const sb = auggieSandbox();
-    const json = (message: string) => oneShot(sb, "thread-json", ["auggie", "--print", "--instruction", message, "--output-format", "json"], { boundMs: BOUND_MS });
-    const cold = await json(THREAD[0] ?? "");
-    expect(cold.code, cold.stderr).toBe(0);
-    const warm = await json(THREAD[2] ?? "");
-    expect(warm.code, warm.stderr).toBe(0);
-    const row = sessionsByKey(sb).get("thread-json");
+    const { row, followUp: warm } = await firstThenFollowUp(sb, "thread-json", (message) => oneShot(sb, "thread-json", ["auggie", "--print", "--instruction", message, "--output-format", "json"], { boundMs: BOUND_MS }));
     const id = String(row?.id);
     expect(startsOf(row)).toEqual([
       ["auggie", "--print", "--instruction", THREAD[0], "--output-format", "json"],

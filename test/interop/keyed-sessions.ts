@@ -3,22 +3,12 @@
  * --json`, one row per key, and the agent starts each keyed pointer's log recorded.
  */
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 import { cli } from "../e2e/support.js";
+import type { SessionRow } from "../../src/cli/sessions.js";
 import type { Sandbox } from "../helpers/sandbox.js";
+import { THREAD, type OneShotResult } from "./headless.js";
 import { startsIn } from "./support.js";
-
-/** One row of `sessionpin sessions --json`. */
-export interface SessionRow {
-  readonly key: string | null;
-  readonly agent: string;
-  readonly cwd: string | null;
-  readonly id: string | null;
-  readonly state: string;
-  readonly capturedAt: string | null;
-  readonly lastRunAt: string | null;
-  readonly messages: number;
-  readonly pointer: string;
-}
 
 /** The sandbox's pinned sessions by key, as `sessionpin sessions --json` lists them. */
 export function sessionsByKey(sb: Sandbox): Map<string | null, SessionRow> {
@@ -31,4 +21,21 @@ export function sessionsByKey(sb: Sandbox): Map<string | null, SessionRow> {
 export function startsOf(row: SessionRow | undefined): string[][] {
   if (row === undefined) return [];
   return startsIn(readFileSync(row.pointer.replace(/\.json$/, ".log"), "utf8"));
+}
+
+/**
+ * A first one-shot call and a follow-up on `key` (the thread's first and last message), both
+ * answered: the key's row of `sessions --json` afterwards (for the starts its log recorded), and
+ * the follow-up's result.
+ */
+export async function firstThenFollowUp(
+  sb: Sandbox,
+  key: string,
+  call: (message: string) => Promise<OneShotResult>,
+): Promise<{ row: SessionRow | undefined; followUp: OneShotResult }> {
+  const first = await call(THREAD[0]);
+  expect(first.code, first.stderr).toBe(0);
+  const followUp = await call(THREAD[2]);
+  expect(followUp.code, followUp.stderr).toBe(0);
+  return { row: sessionsByKey(sb).get(key), followUp };
 }

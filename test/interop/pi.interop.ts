@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { piSessionDir } from "../../src/agents/pi.js";
 import { oneShot } from "./headless.js";
-import { sessionsByKey, startsOf } from "./keyed-sessions.js";
+import { firstThenFollowUp, sessionsByKey, startsOf } from "./keyed-sessions.js";
 import { describeFamily } from "./pi-family-suite.js";
 import { asked, KNOWN, MODEL, piEnv, REMEMBER, THREAD, writePiConfig } from "./pi-family-support.js";
 import { jsonLines } from "./support.js";
@@ -32,12 +32,7 @@ const { api, VERSION, COMMAND: PI, sandbox: piSandbox, dirOf, BOUND_MS } = descr
 describe(`pi ${VERSION} one-shot runs of its own`, () => {
   it("`pi --mode json MSG` without -p is one-shot too (0.73.1 answers once in json mode): its follow-up resumes in json mode with the message", async () => {
     const sb = piSandbox();
-    const json = (message: string) => oneShot(sb, "thread-json", [...PI, "--mode", "json", message], { boundMs: BOUND_MS });
-    const cold = await json(THREAD[0] ?? "");
-    expect(cold.code, cold.stderr).toBe(0);
-    const warm = await json(THREAD[2] ?? "");
-    expect(warm.code, warm.stderr).toBe(0);
-    const row = sessionsByKey(sb).get("thread-json");
+    const { row, followUp: warm } = await firstThenFollowUp(sb, "thread-json", (message) => oneShot(sb, "thread-json", [...PI, "--mode", "json", message], { boundMs: BOUND_MS }));
     const id = String(row?.id);
     expect(startsOf(row)).toEqual([
       ["pi", "--session-dir", dirOf(sb), ...MODEL, "--mode", "json", THREAD[0]],

@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../../helpers/sandbox.js";
-import { cwdOf, exitOf } from "../../e2e/support.js";
+import { exitOf, pointerByHand } from "../../e2e/support.js";
 import { check, pick, STACK, uuid, type Context, type Family } from "../harness.js";
 import { ampRun, checkAmpArgv, checkOneLine } from "./agent-run.js";
 
@@ -76,19 +76,9 @@ const state = (sb: Sandbox): string => {
   return join(sb.dir, "state");
 };
 
+/** The pointer of the e2e tests, with a thread ID from the seeded generator. */
 function pointerBody(c: Context, sb: Sandbox, fields: Record<string, unknown>): Record<string, unknown> {
-  return {
-    version: 1,
-    agent: "amp",
-    id: `T-${uuid(c.random)}`,
-    state: "confirmed",
-    cwd: cwdOf(sb),
-    capturedAt: "2026-01-02T03:04:05.000Z",
-    confirmedAt: "2026-01-02T03:04:05.000Z",
-    source: { rule: "threads-new" },
-    history: [],
-    ...fields,
-  };
+  return pointerByHand(sb, { id: `T-${uuid(c.random)}`, ...fields });
 }
 
 const write = (sb: Sandbox, body: unknown): void => {
