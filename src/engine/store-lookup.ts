@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentPlugin, RunContext } from "../agents/types.js";
+import type { AgentPlugin, RunContext, SessionStore } from "../agents/types.js";
 
 /** What the agent's own store says of a session, before a warm start. */
 export type StoreAnswer =
@@ -21,30 +21,33 @@ export function lookUpSession(plugin: AgentPlugin, id: string, args: readonly st
   const places = store.everywhere?.(context) ?? store.where(context, now);
   const looked = places.filter(({ dir }) => isFolder(dir)).map(({ dir }) => dir);
   if (looked.length === 0) return { kind: "unknown" };
-  const holds = (name: string): boolean => {
-    const named = store.name.exec(name)?.groups?.["id"];
-    return named !== undefined && (store.wholeId ? named === id : id.startsWith(named));
-  };
   for (const { dir, depth } of places) {
-    const path = findEntry(dir, depth, holds);
-    if (path !== undefined) return { kind: "there", path };
+    const entry = listEntries(dir, depth).find(({ name }) => {
+      const named = store.name.exec(name)?.groups?.["id"];
+      return named !== undefined && namesSession(store, named, id);
+    });
+    if (entry !== undefined) return { kind: "there", path: entry.path };
   }
   return { kind: "gone", looked };
 }
 
-function findEntry(dir: string, depth: number, holds: (name: string) => boolean): string | undefined {
+/** Whether a store entry named for `named` (a whole ID, or Gemini's prefix of one) is session `id`'s. */
+export function namesSession(store: SessionStore, named: string, id: string): boolean {
+  return store.wholeId ? named === id : id.startsWith(named);
+}
+
+/** Every entry of `dir` and, `depth` levels down, of its folders; nothing where one cannot be read. */
+export function listEntries(dir: string, depth: number): Array<{ path: string; name: string }> {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return undefined;
+    return [];
   }
-  for (const name of names) {
-    if (holds(name)) return join(dir, name);
-    const below = depth > 0 ? findEntry(join(dir, name), depth - 1, holds) : undefined;
-    if (below !== undefined) return below;
-  }
-  return undefined;
+  return names.flatMap((name) => {
+    const path = join(dir, name);
+    return [{ path, name }, ...(depth > 0 ? listEntries(path, depth - 1) : [])];
+  });
 }
 
 function isFolder(path: string): boolean {

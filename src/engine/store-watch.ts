@@ -1,8 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
 import { readJsonObject, valueAt } from "../json.js";
 import type { Candidate, IdSource } from "./source.js";
+import { listEntries, namesSession } from "./store-lookup.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin, IdState, RunContext } from "../agents/types.js";
 
@@ -96,7 +97,7 @@ export class StoreWatch {
     const id = store?.name.exec(entry.name)?.groups?.["id"];
     if (store === undefined || id === undefined) return;
     const pinned = this.current();
-    if (pinned?.state === "provisional" && (store.wholeId ? pinned.id === id : pinned.id.startsWith(id))) {
+    if (pinned?.state === "provisional" && namesSession(store, id, pinned.id)) {
       this.#offer("store", store.rule, "confirmed", pinned.id);
     }
     if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
@@ -110,19 +111,6 @@ export class StoreWatch {
   #offer(source: IdSource, rule: string, state: IdState, value: string): void {
     this.offer({ source, rule, state, value });
   }
-}
-
-function listEntries(dir: string, depth: number): Array<{ path: string; name: string }> {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.flatMap((name) => {
-    const path = join(dir, name);
-    return [{ path, name }, ...(depth > 0 ? listEntries(path, depth - 1) : [])];
-  });
 }
 
 /** The file's start, up to `bytes`, as text ("" when it cannot be read). */
