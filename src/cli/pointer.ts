@@ -2,7 +2,7 @@ import { SessionpinError } from "../errors.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
 import { homedir } from "node:os";
-import { readStartInputs } from "../resume/inputs.js";
+import { goneFromStore } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
 import { parseOptions } from "./options.js";
 import { pointerHere } from "./running.js";
@@ -53,15 +53,14 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : aside ? `moved ${path} to ${aside}\n` : `no pointer at ${path}\n`);
     return 0;
   }
-  const found = await readPointer(path);
+  const read = await readPointer(path);
   // What the next `run` of this agent here would do with it, by run's own decision and inputs.
-  const plugin = pluginNamed(values.agent ?? (found.kind === "ok" ? found.pointer.agent : ""));
+  const plugin = pluginNamed(values.agent ?? (read.kind === "ok" ? read.pointer.agent : ""));
   const env = process.env;
   const cwd = process.cwd();
-  const inputs = plugin && (await readStartInputs(path, plugin, [], { home: env["HOME"] ?? homedir(), cwd, env }, new Date()));
-  const read = inputs?.read ?? found;
-  const decision = plugin && inputs && decide(plugin, [], read, {
-    cwd, prompt: undefined, fresh: () => "", pointerPath: path, gone: inputs.gone,
+  const decision = plugin && decide(plugin, [], read, {
+    cwd, prompt: undefined, fresh: () => "", pointerPath: path,
+    gone: goneFromStore(read, plugin, [], { home: env["HOME"] ?? homedir(), cwd, env }, new Date()),
     explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
   });
   const next = decision && { mode: decision.mode, reason: decision.reason };

@@ -16,8 +16,12 @@ export interface StartInputs {
  */
 export async function readStartInputs(pointerPath: string, plugin: AgentPlugin, args: readonly string[], context: RunContext, now: Date): Promise<StartInputs> {
   const read = await readPointer(pointerPath);
-  if (read.kind !== "ok" || read.pointer.agent !== plugin.name || read.pointer.cwd !== context.cwd) return { read, gone: undefined };
+  return { read, gone: goneFromStore(read, plugin, args, context, now) };
+}
+
+/** For a pointer already read: why the agent's store no longer holds its session, if it can tell. */
+export function goneFromStore(read: PointerRead, plugin: AgentPlugin, args: readonly string[], context: RunContext, now: Date): string | undefined {
+  if (read.kind !== "ok" || read.pointer.agent !== plugin.name || read.pointer.cwd !== context.cwd) return undefined;
   const answer = lookUpSession(plugin, read.pointer.id, args, context, now);
-  const gone = answer.kind === "gone" ? `session ${read.pointer.id} is gone from ${plugin.name}'s own store (looked in ${answer.looked.join(", ")})` : undefined;
-  return { read, gone };
+  return answer.kind === "gone" ? `session ${read.pointer.id} is gone from ${plugin.name}'s own store (looked in ${answer.looked.join(", ")})` : undefined;
 }
