@@ -75,6 +75,9 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   const userFiles = new Map<AgentPlugin, string>(loaded.plugins.map((u) => [u.plugin, u.file]));
   const target = whichAgent(values.agent, command[0], c.env, user);
 
+  // The process table is read at most once: for the running run's pointer and agentapi's --type.
+  let processTable: readonly ProcessInfo[] | undefined;
+  const processes = (): readonly ProcessInfo[] => (processTable ??= c.processes());
   const checks: Check[] = [nodeCheck(), await ptyCheck(c.env, c.cwd, c.timeoutMs)];
   for (const problem of loaded.problems) checks.push({ name: "plugin-file", status: "warn", detail: `${problem} (skipped)` });
   let pointer: string | undefined;
@@ -89,7 +92,7 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     checks.push({ name: "pointer", status: "skip", detail: `no plugin for ${JSON.stringify(target.executable)}: no pointer is kept` });
   } else if (target !== undefined || values.pointer !== undefined || c.env["SESSIONPIN_POINTER"]) {
     const agent = target === undefined ? "" : agentName(target.plugin, target.executable);
-    const here = pointerHere({ explicit: values.pointer, agent, env: c.env, cwd: c.cwd, key: values.key }, c.processes);
+    const here = pointerHere({ explicit: values.pointer, agent, env: c.env, cwd: c.cwd, key: values.key }, () => processes());
     pointer = here.pointer;
     if (here.from !== undefined) checks.push({ name: "pointer-of", status: "info", detail: `the running sessionpin run (pid ${here.from.pid}, in ${here.from.cwd}) uses ${pointer}`, data: { ...here.from } });
     const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
@@ -98,7 +101,7 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }
-  checks.push(agentapiEnvCheck(c.env), agentapiTypeCheck(c.env, c.processes()));
+  checks.push(agentapiEnvCheck(c.env), agentapiTypeCheck(c.env, processes()));
   checks.push(...(await locationChecks(pointer && defaultLogPath(pointer), pluginDir(c.env, c.env["HOME"] ?? homedir()), loaded.plugins.length)));
 
   const ok = !checks.some((check) => check.status === "fail");
