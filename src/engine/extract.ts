@@ -1,6 +1,7 @@
 import type { Line } from "./capture/line.js";
 import { findOnLine, judge, type RowBefore, type Verdict } from "./match.js";
-import { relevance, type Relevance } from "./relevance.js";
+import { relevance, relevanceRules, type Relevance } from "./relevance.js";
+import { linesRelevance, type LinesRelevance } from "./relevance-lines.js";
 import type { Candidate } from "./source.js";
 import { SessionTracker, type PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -19,6 +20,7 @@ export interface Offered {
 export class Extractor {
   #before: RowBefore | undefined;
   readonly #relevance: Relevance;
+  readonly #linesRelevance: LinesRelevance;
 
   /** `width` is the agent's terminal width, so a row that filled it is known to be wrapped. */
   constructor(
@@ -27,11 +29,17 @@ export class Extractor {
     private readonly width = 0,
   ) {
     this.#relevance = relevance(plugin);
+    this.#linesRelevance = linesRelevance(relevanceRules(plugin));
   }
 
   /** From a line's raw bytes: false when judging it could not change the pinned ID or its state. */
   mayChange(bytes: string, mayHaveControls = true): boolean {
     return this.#relevance(bytes, this.tracker.current, mayHaveControls);
+  }
+
+  /** The same for whole lines at once (skim.ts found their shapes plain): false when none could. */
+  mayChangeAny(lines: string): boolean {
+    return this.#linesRelevance(lines, this.tracker.current);
   }
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {

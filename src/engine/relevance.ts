@@ -55,11 +55,8 @@ export const relevanceRules = (plugin: AgentPlugin): RelevanceRules => ({ json: 
 export function lineClues({ json, textRules }: RelevanceRules): LineClues {
   // Text rules read every line, and a row may hold the first half of a wrapped ID.
   if (textRules > 0) return { clue: () => JUDGE, confirms: () => true };
-  const fields = [...new Set(json.map((rule) => rule.field.split(".").at(-1) ?? rule.field))].map(field);
-  // For each rule that confirms: per `when` path, the allowed values as they appear in the bytes.
-  const confirming = json
-    .filter((rule) => rule.state === "confirmed")
-    .map((rule) => Object.values(rule.when ?? {}).map((allowed) => allowed.map((value) => asBytes(JSON.stringify(value)))));
+  const fields = fieldNames(json).map(field);
+  const confirming = confirmingValues(json);
   return {
     clue(bytes, mayHaveControls = true) {
       // Cleaning never adds a "{", and only a line that is an object is read by JSON rules.
@@ -69,9 +66,21 @@ export function lineClues({ json, textRules }: RelevanceRules): LineClues {
       if (spelledOtherwise(bytes, mayHaveControls)) return JUDGE;
       return idValue(bytes, fields);
     },
-    confirms: (bytes) => confirming.some((when) => when.every((allowed) => allowed.some((value) => bytes.includes(value)))),
+    confirms: (bytes) => mayConfirm(confirming, bytes),
   };
 }
+
+/** The last segment of each rule's field path: the key names a line is searched for, at any depth. */
+export const fieldNames = (json: AgentPlugin["json"]): string[] => [...new Set(json.map((rule) => rule.field.split(".").at(-1) ?? rule.field))];
+
+/** For each rule that confirms: per `when` path, the allowed values as they appear in the bytes. */
+export const confirmingValues = (json: AgentPlugin["json"]): string[][][] => json
+  .filter((rule) => rule.state === "confirmed")
+  .map((rule) => Object.values(rule.when ?? {}).map((allowed) => allowed.map((value) => asBytes(JSON.stringify(value)))));
+
+/** Whether every condition of some confirming rule appears in the bytes. */
+export const mayConfirm = (confirming: string[][][], bytes: string): boolean =>
+  confirming.some((when) => when.every((allowed) => allowed.some((value) => bytes.includes(value))));
 
 /** The half of relevance that asks the pin: whether a line naming only `value` could change it. */
 export class PinCheck {

@@ -16,7 +16,7 @@ import { StoreWatch } from "../engine/store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
 import { Explainer } from "../engine/trace.js";
-import { ControlScan } from "../replay/fast/control-scan.js";
+import { ControlScan } from "../engine/capture/control-scan.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
@@ -96,6 +96,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     ...(o.trace !== undefined ? {} : {
       wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
       controls: new ControlScan(),
+      skim: (lines: string) => !everyLine && !extractor.mayChangeAny(lines),
     }),
   });
   const onLine = (line: Line): void => {

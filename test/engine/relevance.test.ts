@@ -6,7 +6,7 @@ import { Extractor } from "../../src/engine/extract.js";
 import { agents } from "../../src/agents/registry.js";
 import type { AgentPlugin } from "../../src/agents/types.js";
 import { Capture } from "../../src/engine/capture/pipeline.js";
-import { ControlScan } from "../../src/replay/fast/control-scan.js";
+import { ControlScan } from "../../src/engine/capture/control-scan.js";
 import { randomChunks, seeded } from "../helpers/random.js";
 
 /**
@@ -69,23 +69,75 @@ const NESTED_TRAPS = [
   `{"event":"hello","session":{"id":"${B}\\t2"}}`,
 ].join("\n") + "\n";
 
+// A stream-json run's shape at length, for the skim: the same thread on line after line, TUI rows
+// with row moves, lone CRs and blank lines between (each counted as lines), and now and then a
+// line whose bytes alone cannot tell: each of those must still be read, at its right line number.
+const REPEATED = [
+  `{"type":"assistant","message":{"content":[{"type":"text","text":"naïve café → ok"}]},"session_id":"${A}"}`,
+  "\x1b[36m│\x1b[0m working \x1b[5;1H\x1b[1mstatus\x1b[0m",
+  "\x1b[2K\r\x1b[33m⠋\x1b[0m thinking\rdone",
+  "",
+  "\x1bMup a row",
+].join("\r\n");
+const LONG = [
+  `{"type":"system","subtype":"init","session_id":"${A}"}`,
+  ...Array<string>(300).fill(REPEATED),
+  `{"type":"assistant","\\u0073ession_id":"${B}"}`,
+  ...Array<string>(20).fill(REPEATED),
+  "\x1b[1m{not json}",
+  ...Array<string>(20).fill(REPEATED),
+  `{"type":"assistant","sess\x1b[1mion_id":"${B}"}`,
+  ...Array<string>(100).fill(REPEATED.replaceAll(A, B)),
+  `{"type":"assistant","session_id": "${C}"}`,
+  ...Array<string>(100).fill(REPEATED.replaceAll(A, C)),
+  `{"type":"assistant","session_id":"${C}","x":"\\u0041"}`,
+  `{"type":"user","session_id":"${A}"}`,
+  ...Array<string>(50).fill(REPEATED),
+  `{"type":"result","subtype":"success",`,
+  `"session_id":"${A}"}`,
+  ...Array<string>(50).fill(REPEATED),
+  `{"type":"result","session_id":"${A}"}`,
+  ...Array<string>(50).fill(REPEATED),
+].join("\r\n") + "\r\n";
+
+/** `bytes` cut at random places into pieces of up to 8 KiB: many whole lines per chunk, as a PTY reads them. */
+function largeChunks(bytes: Buffer, random: () => number): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const size = 1 + Math.floor(random() * 8192);
+    chunks.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
 // One for every call: a scan's result is read before the next scan, and instances are slow to make.
 const scanner = new ControlScan();
 
-/** `scanned`: filtered, with the control bytes found per chunk in WebAssembly, as `run` does. */
-function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned"): { events: string[]; read: number } {
+/**
+ * `scanned`: filtered, with the control bytes found per chunk in WebAssembly; `skimmed`: and runs
+ * of whole lines offered to the skim first, as `run` does. `lines`: every line read, with its
+ * number and offset; `skims`: how often lines were passed over.
+ */
+function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned" | "skimmed"): { events: string[]; read: number; lines: string[]; skims: number } {
   const extractor = new Extractor(plugin, undefined, 67);
-  const controls = filtered === "scanned" ? { controls: scanner } : {};
+  let skims = 0;
+  const skim = (lines: string): boolean => {
+    const quiet = !extractor.mayChangeAny(lines);
+    if (quiet) skims++;
+    return quiet;
+  };
+  const controls = filtered === "scanned" ? { controls: scanner } : filtered === "skimmed" ? { controls: scanner, skim } : {};
   const capture = new Capture(filtered ? { wanted: (bytes, mayHaveControls) => extractor.mayChange(bytes, mayHaveControls), ...controls } : {});
   const events: string[] = [];
-  let read = 0;
+  const lines: string[] = [];
   const onLine = (line: Parameters<Extractor["line"]>[0]): void => {
-    read++;
+    lines.push(`${line.n} ${line.offset} ${line.text}`);
     for (const event of extractor.line(line).events) events.push(`${line.n} ${event.kind} ${event.pinned.id} ${event.pinned.state}`);
   };
   for (const chunk of chunks) capture.push(chunk, onLine);
   capture.end(onLine);
-  return { events, read };
+  return { events, read: lines.length, lines, skims };
 }
 
 function recordedOutputs(): Buffer[] {
@@ -119,6 +171,36 @@ describe("skipping lines that cannot change the pin", () => {
     }
     const stream = readFileSync(join(FIXTURES, "amp/stream-basic/input.jsonl"));
     expect(pinEvents(agents.amp, [stream], "scanned").read).toBe(pinEvents(agents.amp, [stream], true).read);
+  });
+
+  it("passes over runs of lines only where reading each would change nothing: same pins, same lines read", () => {
+    const outputs = [...recordedOutputs(), Buffer.from(TRAPS), Buffer.from(NESTED_TRAPS), Buffer.from(LONG)];
+    const random = seeded(43);
+    for (const plugin of [...Object.values(agents), nested]) {
+      for (const [index, output] of outputs.entries()) {
+        const all = pinEvents(plugin, [output], false).events;
+        const scanned = pinEvents(plugin, largeChunks(output, random), "scanned");
+        expect(scanned.events, `${plugin.name}, output ${index}, scanned`).toEqual(all);
+        for (let round = 0; round < 2; round++) {
+          const skimmed = pinEvents(plugin, largeChunks(output, random), "skimmed");
+          expect(skimmed.events, `${plugin.name}, output ${index}, round ${round}`).toEqual(all);
+          expect(skimmed.lines, `${plugin.name}, output ${index}, round ${round}`).toEqual(scanned.lines);
+        }
+      }
+    }
+  });
+
+  it("passes over most of a long stream-json run, and reads each line that could change the pin", () => {
+    const output = Buffer.from(LONG);
+    const full = pinEvents(agents.amp, [output], false);
+    const chunks = largeChunks(output, seeded(44));
+    const skimmed = pinEvents(agents.amp, chunks, "skimmed");
+    expect(skimmed.events).toEqual(full.events);
+    expect(full.events.map((event) => event.split(" ").slice(1, 3).join(" "))).toEqual([
+      `captured ${A}`, `changed ${B}`, `changed ${A}`, `changed ${B}`, `changed ${C}`, `changed ${A}`, `confirmed ${A}`,
+    ]);
+    expect(skimmed.skims).toBeGreaterThan(chunks.length / 2);
+    expect(skimmed.read).toBeLessThan(full.read / 20);
   });
 
   it("follows every trap as a full read does", () => {

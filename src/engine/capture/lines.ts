@@ -1,5 +1,6 @@
 const LF = 0x0a;
 const CR = 0x0d;
+// skim.ts's movesCursor asks the same of bytes.
 const ESCAPE_BREAK = /\x1b(?:\[[0-9;]*[ABEFHdf]|[DEM])/y;
 
 /**
@@ -102,8 +103,22 @@ export class LineSplitter {
     return this.#n;
   }
 
-  push(chunk: Uint8Array | string): RawLine[] {
-    this.#carry += typeof chunk === "string" ? asBytes(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
+  /** Between lines: nothing held back, so what comes next starts a line. */
+  get idle(): boolean {
+    return this.#carry === "" && !this.#dropping;
+  }
+
+  /** Passes over `bytes` bytes of whole lines holding `breaks` line breaks (skim.ts counted them). */
+  skip(bytes: number, breaks: number): void {
+    if (!this.idle) throw new Error("LineSplitter.skip needs to be between lines");
+    this.#n += breaks;
+    this.#offset += bytes;
+  }
+
+  /** `encoding` "latin1": a string chunk is bytes already (one character per byte), not text. */
+  push(chunk: Uint8Array | string, encoding: "utf8" | "latin1" = "utf8"): RawLine[] {
+    if (typeof chunk !== "string") this.#carry += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
+    else this.#carry += encoding === "latin1" ? chunk : asBytes(chunk);
     return this.#split(false);
   }
 

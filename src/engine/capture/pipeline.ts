@@ -3,6 +3,7 @@ import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
+import { skimBreaks } from "./skim.js";
 
 /**
  * Whether a line is worth decoding, asked with its raw bytes (a latin1 string) just before it is
@@ -13,13 +14,23 @@ export type LineFilter = (bytes: string, mayHaveControls: boolean) => boolean;
 
 /**
  * Finds, in a chunk of at most `maxBytes`, the offsets of every byte that could make a line need
- * cleaning (controls but tab and LF, DEL, 0xc2), in order: src/replay/fast/control-scan.ts does it
+ * cleaning (controls but tab and LF, DEL, 0xc2), in order: ./control-scan.ts does it
  * 16 bytes at a time in WebAssembly. The result may be a view that the next call overwrites.
  */
 export interface ControlFinder {
   readonly maxBytes: number;
   scan(chunk: Uint8Array): ArrayLike<number>;
+  /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
+  events(chunk: Uint8Array): ArrayLike<number>;
 }
+
+/**
+ * Asked of whole lines (their bytes as one latin1 string) whose shapes need no line of their own
+ * (skim.ts): true when `wanted` would turn down every one of them, as things stand now.
+ */
+export type LinesFilter = (lines: string) => boolean;
+
+const LF = 0x0a;
 
 const OPEN_BRACE = 0x7b;
 
@@ -37,6 +48,11 @@ export interface CaptureOptions {
    * none: on JSON lines the regex that asks it was the largest part of `run`'s capture.
    */
   readonly controls?: ControlFinder;
+  /**
+   * With `controls` and `wanted`: each chunk's lines but its first and last are offered whole
+   * first; when it says yes they are counted and passed over, never split into lines.
+   */
+  readonly skim?: LinesFilter;
 }
 
 /**
@@ -51,11 +67,14 @@ export class Capture {
   readonly #wrapped: WrappedJson;
 
   readonly #controls: ControlFinder | undefined;
+  readonly #skim: LinesFilter | undefined;
   /** Bytes pushed so far: the stream offset of the next chunk. */
   #pushed = 0;
   /** The offset of the last control byte found before the lines being delivered; -1 before any. */
   #lastControl = -1;
   #pieceControls: ArrayLike<number> = [];
+  /** With a skim, `#pieceControls` are its events: LFs and "{"s among the controls, told by these bytes. */
+  #pieceBytes: Uint8Array | undefined;
   #pieceAt = 0;
   #nextControl = 0;
 
@@ -64,6 +83,7 @@ export class Capture {
     this.#wanted = options.wanted;
     this.#wrapped = new WrappedJson(options.width);
     this.#controls = options.wanted === undefined ? undefined : options.controls;
+    this.#skim = this.#controls === undefined ? undefined : options.skim;
   }
 
   push(chunk: Uint8Array | string, onLine: (line: Line) => void): void {
@@ -82,16 +102,50 @@ export class Capture {
       return;
     }
     for (let at = 0; at < chunk.length; at += controls.maxBytes) {
-      const piece = chunk.subarray(at, at + controls.maxBytes);
-      this.#pieceControls = controls.scan(piece);
+      const piece = chunk.length <= controls.maxBytes ? chunk : chunk.subarray(at, at + controls.maxBytes);
+      const skim = this.#skim;
+      // One scan serves both: the skim's events hold the controls.
+      this.#pieceControls = skim === undefined ? controls.scan(piece) : controls.events(piece);
+      this.#pieceBytes = skim === undefined ? undefined : piece;
       this.#pieceAt = this.#pushed;
       this.#nextControl = 0;
-      this.#deliver(this.#splitter.push(piece), onLine);
+      if (skim === undefined) this.#deliver(this.#splitter.push(piece), onLine);
+      else this.#skimmed(piece, skim, onLine);
       this.#pushed += piece.length;
       // The line still open may have control bytes of this piece.
-      const last = this.#pieceControls.length === 0 ? undefined : this.#pieceControls[this.#pieceControls.length - 1];
-      if (last !== undefined) this.#lastControl = this.#pieceAt + last;
+      for (let i = this.#pieceControls.length - 1; i >= 0; i--) {
+        const offset = this.#pieceControls[i] ?? 0;
+        if (!this.#isControl(offset)) continue;
+        this.#lastControl = this.#pieceAt + offset;
+        break;
+      }
     }
+  }
+
+  #isControl(offset: number): boolean {
+    const byte = this.#pieceBytes?.[offset];
+    return byte !== LF && byte !== OPEN_BRACE;
+  }
+
+  /**
+   * Delivers the piece's lines up to its first LF, passes over the whole lines after them up to
+   * its last LF when the skim allows (delivers them otherwise), then takes the rest.
+   */
+  #skimmed(piece: Uint8Array, skim: LinesFilter, onLine: (line: Line) => void): void {
+    const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    const push = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
+    const first = bytes.indexOf(LF) + 1;
+    const last = bytes.lastIndexOf(LF) + 1;
+    if (first === 0 || last === first) {
+      push(0, bytes.length);
+      return;
+    }
+    push(0, first);
+    const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, this.#pieceControls) : undefined;
+    const lines = bytes.toString("latin1", first, last);
+    if (breaks !== undefined && skim(lines)) this.#splitter.skip(last - first, breaks);
+    else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
+    if (last < bytes.length) push(last, bytes.length);
   }
 
   end(onLine: (line: Line) => void): void {
@@ -107,9 +161,9 @@ export class Capture {
     if (this.#controls === undefined) return true;
     const found = this.#pieceControls;
     for (; this.#nextControl < found.length; this.#nextControl++) {
-      const at = this.#pieceAt + (found[this.#nextControl] ?? 0);
-      if (at >= to) break;
-      this.#lastControl = at;
+      const offset = found[this.#nextControl] ?? 0;
+      if (this.#pieceAt + offset >= to) break;
+      if (this.#isControl(offset)) this.#lastControl = this.#pieceAt + offset;
     }
     return this.#lastControl >= from;
   }

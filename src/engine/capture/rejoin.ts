@@ -56,6 +56,13 @@ export function mayStartWrapped(bytes: string): boolean {
   return bytes.charCodeAt(end - 1) !== CLOSE;
 }
 
+/** The same question of the line `bytes[start, end)`, asked of a buffer (skim.ts). */
+export function mayStartWrappedAt(bytes: Uint8Array, start: number, end: number): boolean {
+  if (bytes[start] !== OPEN) return false;
+  while (end > start && isBlank(bytes[end - 1] ?? 0)) end--;
+  return bytes[end - 1] !== CLOSE;
+}
+
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x0d;
 
 /** The text of a raw line as the pipeline makes it. */

@@ -1,6 +1,6 @@
 import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../../engine/relevance.js";
 import type { Pinned } from "../../engine/tracker.js";
-import { CONTROL_SCAN_BYTES, ControlScan } from "./control-scan.js";
+import { CONTROL_SCAN_BYTES, ControlScan } from "../../engine/capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
 import { RANGE_READ_BYTES } from "../ranges.js";
 

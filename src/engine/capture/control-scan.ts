@@ -11,8 +11,10 @@ const INPUT_BYTES = 64 * 1024;
 // The last load of a chunk reads up to 15 bytes past it: here, set to bytes the scan never finds.
 const PAD_BYTES = 16;
 const OUTPUT_AT = INPUT_BYTES + PAD_BYTES;
+// Where `events` writes its offsets: every byte of a chunk may be one, 4 bytes each.
+const EVENTS_AT = OUTPUT_AT + 4 * INPUT_BYTES;
 const PAGE_BYTES = 64 * 1024;
-const PAGES = Math.ceil((OUTPUT_AT + 4 * INPUT_BYTES) / PAGE_BYTES);
+const PAGES = Math.ceil((EVENTS_AT + 4 * INPUT_BYTES) / PAGE_BYTES);
 
 // The module, written out by hand (it is ~200 bytes; a WAT toolchain would be a dependency for
 // one function). Its text form:
@@ -25,6 +27,7 @@ const PAGES = Math.ceil((OUTPUT_AT + 4 * INPUT_BYTES) / PAGE_BYTES);
 //     (local.set $mask (i8x16.bitmask (v128.or (v128.or
 //       (v128.andnot (i8x16.lt_u $v 0x20) (i8x16.lt_u (i8x16.sub $v 0x09) 2))   ;; not tab, LF
 //       (i8x16.eq $v 0x7f)) (i8x16.eq $v 0xc2))))
+//     ;; "events" ors in (i8x16.eq $v 0x0a) and (i8x16.eq $v 0x7b): LF and "{" as well
 //     (block $bits (loop $bit
 //       (br_if $bits (i32.eqz $mask))
 //       (i32.store (i32.add $out (i32.shl $n 2)) (i32.add $i (i32.ctz $mask)))
@@ -54,14 +57,16 @@ const i32 = (value: number): number[] => [0x41, ...sleb(value)];
 const splat = (byte: number): number[] => [...V_CONST, ...new Array<number>(16).fill(byte)];
 const compare = (op: number[], byte: number): number[] => [GET, $v, ...splat(byte), ...op];
 
-const body = [
+/** The scan loop, finding the class above and, for `events`, the bytes `extra` too. */
+const body = (extra: readonly number[]): number[] => [
   2, 2, I32, 1, V128, // locals: two i32, then one v128
   BLOCK, EMPTY, LOOP, EMPTY,
   GET, $i, GET, $end, GE_U, BR_IF, 1,
   GET, $i, ...V_LOAD, 0, 0, SET, $v,
   ...compare(LT8_U, 0x20),
   GET, $v, ...splat(0x09), ...SUB8, ...splat(2), ...LT8_U, ...V_AND_NOT,
-  ...compare(EQ8, 0x7f), ...V_OR, ...compare(EQ8, 0xc2), ...V_OR, ...BITMASK8, SET, $mask,
+  ...compare(EQ8, 0x7f), ...V_OR, ...compare(EQ8, 0xc2), ...V_OR,
+  ...extra.flatMap((byte) => [...compare(EQ8, byte), ...V_OR]), ...BITMASK8, SET, $mask,
   BLOCK, EMPTY, LOOP, EMPTY,
   GET, $mask, EQZ, BR_IF, 1,
   GET, $out, GET, $n, ...i32(2), SHL, ADD, GET, $i, GET, $mask, CTZ, ADD, STORE, 2, 0,
@@ -105,10 +110,10 @@ const name = (text: string): number[] => vector([...Buffer.from(text, "latin1")]
 const MODULE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
   ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]), // type: (i32, i32, i32) -> i32
-  ...section(3, [1, 0]), // function 0 has type 0
+  ...section(3, [2, 0, 0]), // functions 0 and 1 have type 0
   ...section(5, [1, 0x00, ...leb(PAGES)]), // memory: PAGES, no maximum
-  ...section(7, [2, ...name("scan"), 0x00, 0, ...name("memory"), 0x02, 0]),
-  ...section(10, [1, ...vector(body)]),
+  ...section(7, [3, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0]),
+  ...section(10, [2, ...vector(body([])), ...vector(body([0x0a, 0x7b]))]),
 ]);
 
 // The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
@@ -122,11 +127,15 @@ let compiled: object | undefined;
 /** The most bytes one `scan` takes. */
 export const CONTROL_SCAN_BYTES = INPUT_BYTES;
 
+type ScanFunction = (from: number, end: number, out: number) => number;
+
 /** One scanner per reader: it owns a small WebAssembly memory the bytes are scanned in. */
 export class ControlScan {
-  readonly #scan: (from: number, end: number, out: number) => number;
+  readonly #scan: ScanFunction;
+  readonly #events: ScanFunction;
   readonly #memory: Uint8Array;
   readonly #found: Int32Array;
+  readonly #eventsFound: Int32Array;
   /**
    * Read into this to have the bytes scanned where they lie; any other chunk is copied in. A scan
    * overwrites the 16 bytes after its chunk here.
@@ -139,9 +148,11 @@ export class ControlScan {
     compiled ??= new wasm.Module(MODULE);
     const { exports } = new wasm.Instance(compiled);
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
-    this.#scan = exports["scan"] as (from: number, end: number, out: number) => number;
+    this.#scan = exports["scan"] as ScanFunction;
+    this.#events = exports["events"] as ScanFunction;
     this.#memory = new Uint8Array(memory.buffer);
     this.#found = new Int32Array(memory.buffer, OUTPUT_AT, INPUT_BYTES);
+    this.#eventsFound = new Int32Array(memory.buffer, EVENTS_AT, INPUT_BYTES);
     this.input = Buffer.from(memory.buffer, 0, INPUT_BYTES);
   }
 
@@ -150,10 +161,23 @@ export class ControlScan {
    * scanner's memory: valid until the next call.
    */
   scan(chunk: Uint8Array): Int32Array {
+    return this.#found.subarray(0, this.#run(this.#scan, chunk, OUTPUT_AT));
+  }
+
+  /**
+   * The same, and the offsets of every LF and "{" among them: what a stretch of whole lines is
+   * told from by `skimBreaks` (skim.ts) without a string made of each line. A view, valid until
+   * the next `events` call; `scan`'s result stays.
+   */
+  events(chunk: Uint8Array): Int32Array {
+    return this.#eventsFound.subarray(0, this.#run(this.#events, chunk, EVENTS_AT));
+  }
+
+  #run(scan: ScanFunction, chunk: Uint8Array, out: number): number {
     if (chunk.length > INPUT_BYTES) throw new RangeError(`ControlScan takes at most ${INPUT_BYTES} bytes at a time, got ${chunk.length}`);
     if (chunk.buffer !== this.#memory.buffer || chunk.byteOffset !== 0) this.#memory.set(chunk);
     // The last load reads up to 15 bytes past the end: make them bytes that are never found.
     this.#memory.fill(0x20, chunk.length, chunk.length + PAD_BYTES);
-    return this.#found.subarray(0, this.#scan(0, chunk.length, OUTPUT_AT));
+    return scan(0, chunk.length, out);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
-import { CONTROL_SCAN_BYTES, ControlScan } from "../../../src/replay/fast/control-scan.js";
+import { CONTROL_SCAN_BYTES, ControlScan } from "../../../src/engine/capture/control-scan.js";
 import { seeded } from "../../helpers/random.js";
 
 /**
@@ -11,9 +11,14 @@ const CLASS = new RegExp(MAYBE_CONTROL_BYTES.source, "g");
 const LF = 0x0a;
 const expected = (bytes: Uint8Array): number[] =>
   [...Buffer.from(bytes).toString("latin1").matchAll(CLASS)].map((match) => match.index).filter((at) => bytes[at] !== LF);
+// `events`: the same, and every LF and "{".
+const expectedEvents = (bytes: Uint8Array): number[] =>
+  [...Buffer.from(bytes).toString("latin1").matchAll(CLASS)].map((match) => match.index).concat(
+    [...bytes.keys()].filter((at) => bytes[at] === 0x7b),
+  ).sort((a, b) => a - b);
 
 // The class's edges, where an off-by-one in a comparison would show.
-const EDGES = [0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1b, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x9b, 0xc1, 0xc2, 0xc3, 0xff];
+const EDGES = [0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1b, 0x1f, 0x20, 0x7a, 0x7b, 0x7c, 0x7e, 0x7f, 0x80, 0x9b, 0xc1, 0xc2, 0xc3, 0xff];
 
 function randomBytes(length: number, random: () => number): Buffer {
   const bytes = Buffer.alloc(length);
@@ -34,6 +39,11 @@ describe("ControlScan", () => {
       expect([...scan.scan(bytes)]).toEqual(expected(bytes));
       bytes.copy(scan.input);
       expect([...scan.scan(scan.input.subarray(0, length))]).toEqual(expected(bytes));
+      const events = scan.events(bytes);
+      expect([...events]).toEqual(expectedEvents(bytes));
+      // Each keeps its own result: a scan after events leaves the events as they were.
+      scan.scan(randomBytes(length, random));
+      expect([...events]).toEqual(expectedEvents(bytes));
     }
   });
 
@@ -44,6 +54,7 @@ describe("ControlScan", () => {
         const bytes = Buffer.alloc(40, 0x41);
         bytes[at] = value;
         expect([...scan.scan(bytes)]).toEqual(expected(bytes));
+        expect([...scan.events(bytes)]).toEqual(expectedEvents(bytes));
       }
     }
   });

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
+import { ControlScan } from "../../../src/engine/capture/control-scan.js";
+import { LineSplitter } from "../../../src/engine/capture/lines.js";
+import { mayStartWrapped } from "../../../src/engine/capture/rejoin.js";
+import { skimBreaks } from "../../../src/engine/capture/skim.js";
+import { seeded } from "../../helpers/random.js";
+
+/**
+ * skimBreaks against the splitter it stands in for: the same count of line breaks in any run of
+ * whole lines, and a refusal exactly where a line with "{" could be read for more than its bytes
+ * show (a control byte in it, or the first row of a wrapped object).
+ */
+const scan = new ControlScan();
+
+// Break-like bytes, the pieces of escapes, braces, and a JSON line's ends.
+const ALPHABET = ["a", " ", "\r", "\r", "\n", "\n", "\x1b", "[", "1", ";", "H", "A", "m", "D", "M", "f", "{", "}", "\"", "\t", "\x7f", "\xc2", "\x85"];
+
+function randomLines(random: () => number): Buffer {
+  const text = Array.from({ length: 1 + Math.floor(random() * 60) }, () => ALPHABET[Math.floor(random() * ALPHABET.length)]).join("");
+  return Buffer.from(`${text}\n`, "latin1");
+}
+
+function splitterBreaks(bytes: Buffer): number {
+  const splitter = new LineSplitter();
+  splitter.push(bytes);
+  expect(splitter.idle).toBe(true);
+  return splitter.lines;
+}
+
+// A line with "{" must be split and read when it has any byte cleaning looks at (but the CRs
+// ending it) or may start a wrapped object.
+const CONTROL = new RegExp(MAYBE_CONTROL_BYTES.source);
+function mustBeRead(bytes: Buffer): boolean {
+  return bytes.toString("latin1").split("\n").slice(0, -1).some((line) => {
+    const content = line.replace(/\r+$/, "");
+    return line.includes("{") && (CONTROL.test(content) || mayStartWrapped(content));
+  });
+}
+
+describe("skimBreaks", () => {
+  it("counts the splitter's line breaks, and refuses exactly the runs with a line that must be read", () => {
+    const random = seeded(23);
+    let refused = 0;
+    for (let round = 0; round < 5000; round++) {
+      const bytes = randomLines(random);
+      const breaks = skimBreaks(bytes, 0, bytes.length, scan.events(bytes));
+      const label = JSON.stringify(bytes.toString("latin1"));
+      if (mustBeRead(bytes)) {
+        expect(breaks, label).toBeUndefined();
+        refused++;
+      } else {
+        expect(breaks, label).toBe(splitterBreaks(bytes));
+      }
+    }
+    // Both sides of the question were asked often.
+    expect(refused).toBeGreaterThan(500);
+    expect(refused).toBeLessThan(4500);
+  });
+
+  it("counts from `from` to `to` only, whatever lies around them", () => {
+    const lines = Buffer.from("one\r\ntwo\x1b[3;1Hthree\rfour\r\n{\"a\":1}\r\n", "latin1");
+    const bytes = Buffer.concat([Buffer.from("\x1b[2A{head\n", "latin1"), lines, Buffer.from("{tail\x1b[1m", "latin1")]);
+    expect(skimBreaks(bytes, 10, 10 + lines.length, scan.events(bytes))).toBe(splitterBreaks(lines));
+    expect(splitterBreaks(lines)).toBe(5);
+  });
+});
