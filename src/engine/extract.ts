@@ -1,7 +1,7 @@
 import type { Line } from "./capture/line.js";
 import { findOnLine, judge, type RowBefore, type Verdict } from "./match.js";
 import { relevance, relevanceRules, type Relevance } from "./relevance.js";
-import { linesRelevance, type LinesRelevance } from "./relevance-lines.js";
+import { linesRelevance, MAY_CHANGE, type LinesRelevance } from "./relevance-lines.js";
 import type { Candidate } from "./source.js";
 import { SessionTracker, type PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -39,7 +39,7 @@ export class Extractor {
 
   /** The same for whole lines at once (skim.ts found their shapes plain): false when none could. */
   mayChangeAny(lines: string): boolean {
-    return this.#linesRelevance(lines, this.tracker.current);
+    return this.#linesRelevance(lines, this.tracker.current) === MAY_CHANGE;
   }
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {

@@ -8,11 +8,17 @@ import type { Pinned } from "./tracker.js";
  * object). False only when every line's answer would be false: each field name there is followed
  * by `:"<pinned ID>"`, no JSON escape is anywhere, and a provisional pin sees none of its
  * confirming rules' values complete. A few searches over the whole string instead of a few per line.
+ * The answer: MAY_CHANGE, or whether some line names the pin (NAMES_PIN) or none does (SILENT).
  */
-export type LinesRelevance = (lines: string, pinned: Pinned | undefined) => boolean;
+export type LinesRelevance = (lines: string, pinned: Pinned | undefined) => LinesVerdict;
+
+export const MAY_CHANGE = 0;
+export const NAMES_PIN = 1;
+export const SILENT = 2;
+export type LinesVerdict = typeof MAY_CHANGE | typeof NAMES_PIN | typeof SILENT;
 
 export function linesRelevance({ json, textRules }: RelevanceRules): LinesRelevance {
-  if (textRules > 0) return () => true;
+  if (textRules > 0) return () => MAY_CHANGE;
   const keys = fieldNames(json).map((name) => new Needle(asBytes(JSON.stringify(name))));
   const confirming = confirmingValues(json).map((when) => when.map((allowed) => allowed.map((value) => new Needle(value))));
   let id: string | undefined;
@@ -20,21 +26,25 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
   // each line tells what it says.
   let named: Array<{ key: Needle; pinned: string }> | undefined;
   return (lines, pinned) => {
-    if (pinned === undefined) return true;
+    if (pinned === undefined) return MAY_CHANGE;
     if (pinned.id !== id) {
       id = pinned.id;
       const value = JSON.stringify(pinned.id);
       named = value === `"${pinned.id}"` ? keys.map((key) => ({ key, pinned: `${key.text}:${asBytes(value)}` })) : undefined;
     }
-    if (named === undefined) return true;
-    if (lines.includes("\\u") || lines.includes("\\/")) return true;
+    if (named === undefined) return MAY_CHANGE;
+    if (lines.includes("\\u") || lines.includes("\\/")) return MAY_CHANGE;
+    let names = false;
     for (const { key, pinned: expected } of named) {
       for (let at = key.find(lines, 0); at !== -1; at = key.find(lines, at + key.text.length)) {
-        if (!sliceIs(lines, at, expected)) return true;
+        if (!sliceIs(lines, at, expected)) return MAY_CHANGE;
+        names = true;
       }
     }
-    return pinned.state === "provisional" &&
-      confirming.some((when) => when.every((allowed) => allowed.some((value) => value.find(lines, 0) !== -1)));
+    if (pinned.state === "provisional" && confirming.some((when) => when.every((allowed) => allowed.some((value) => value.find(lines, 0) !== -1)))) {
+      return MAY_CHANGE;
+    }
+    return names ? NAMES_PIN : SILENT;
   };
 }
 

@@ -4,6 +4,7 @@ import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
 import { skimBreaks } from "./skim.js";
+import { ControlCursor } from "./control-cursor.js";
 
 /**
  * Whether a line is worth decoding, asked with its raw bytes (a latin1 string) just before it is
@@ -70,13 +71,7 @@ export class Capture {
   readonly #skim: LinesFilter | undefined;
   /** Bytes pushed so far: the stream offset of the next chunk. */
   #pushed = 0;
-  /** The offset of the last control byte found before the lines being delivered; -1 before any. */
-  #lastControl = -1;
-  #pieceControls: ArrayLike<number> = [];
-  /** With a skim, `#pieceControls` are its events: LFs and "{"s among the controls, told by these bytes. */
-  #pieceBytes: Uint8Array | undefined;
-  #pieceAt = 0;
-  #nextControl = 0;
+  readonly #cursor = new ControlCursor();
 
   constructor(options: CaptureOptions = {}) {
     this.#splitter = new LineSplitter(options.maxLineBytes);
@@ -93,45 +88,34 @@ export class Capture {
       return;
     }
     if (typeof chunk === "string") {
-      // Not scanned: every line that has a byte of it may have controls.
       const bytes = asBytes(chunk);
-      this.#pieceControls = [];
-      this.#lastControl = this.#pushed + bytes.length - 1;
       this.#pushed += bytes.length;
-      this.#deliver(this.#splitter.push(bytes), onLine);
+      this.#cursor.unscanned(this.#pushed);
+      this.#deliver(this.#splitter.push(bytes, "latin1"), onLine);
       return;
     }
     for (let at = 0; at < chunk.length; at += controls.maxBytes) {
       const piece = chunk.length <= controls.maxBytes ? chunk : chunk.subarray(at, at + controls.maxBytes);
       const skim = this.#skim;
-      // One scan serves both: the skim's events hold the controls.
-      this.#pieceControls = skim === undefined ? controls.scan(piece) : controls.events(piece);
-      this.#pieceBytes = skim === undefined ? undefined : piece;
-      this.#pieceAt = this.#pushed;
-      this.#nextControl = 0;
-      if (skim === undefined) this.#deliver(this.#splitter.push(piece), onLine);
-      else this.#skimmed(piece, skim, onLine);
-      this.#pushed += piece.length;
-      // The line still open may have control bytes of this piece.
-      for (let i = this.#pieceControls.length - 1; i >= 0; i--) {
-        const offset = this.#pieceControls[i] ?? 0;
-        if (!this.#isControl(offset)) continue;
-        this.#lastControl = this.#pieceAt + offset;
-        break;
+      if (skim === undefined) {
+        this.#cursor.piece(controls.scan(piece), this.#pushed);
+        this.#deliver(this.#splitter.push(piece), onLine);
+      } else {
+        // One scan serves both: the skim's events hold the controls.
+        const events = controls.events(piece);
+        this.#cursor.piece(events, this.#pushed, piece);
+        this.#skimmed(piece, events, skim, onLine);
       }
+      this.#pushed += piece.length;
+      this.#cursor.endPiece();
     }
-  }
-
-  #isControl(offset: number): boolean {
-    const byte = this.#pieceBytes?.[offset];
-    return byte !== LF && byte !== OPEN_BRACE;
   }
 
   /**
    * Delivers the piece's lines up to its first LF, passes over the whole lines after them up to
    * its last LF when the skim allows (delivers them otherwise), then takes the rest.
    */
-  #skimmed(piece: Uint8Array, skim: LinesFilter, onLine: (line: Line) => void): void {
+  #skimmed(piece: Uint8Array, events: ArrayLike<number>, skim: LinesFilter, onLine: (line: Line) => void): void {
     const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
     const push = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
     const first = bytes.indexOf(LF) + 1;
@@ -141,7 +125,7 @@ export class Capture {
       return;
     }
     push(0, first);
-    const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, this.#pieceControls) : undefined;
+    const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
     const lines = bytes.toString("latin1", first, last);
     if (breaks !== undefined && skim(lines)) this.#splitter.skip(last - first, breaks);
     else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
@@ -153,21 +137,6 @@ export class Capture {
     this.#each(this.#wrapped.flush(), onLine);
   }
 
-  /**
-   * Whether a control byte may lie in [from, to): lines come in order, so the last control byte
-   * before `to` tells (as in src/replay/fast/blocks.ts). Always true without a ControlFinder.
-   */
-  #mayHaveControls(from: number, to: number): boolean {
-    if (this.#controls === undefined) return true;
-    const found = this.#pieceControls;
-    for (; this.#nextControl < found.length; this.#nextControl++) {
-      const offset = found[this.#nextControl] ?? 0;
-      if (this.#pieceAt + offset >= to) break;
-      if (this.#isControl(offset)) this.#lastControl = this.#pieceAt + offset;
-    }
-    return this.#lastControl >= from;
-  }
-
   #deliver(raw: readonly RawLine[], onLine: (line: Line) => void): void {
     const wrapped = this.#wrapped;
     for (const line of raw) {
@@ -177,7 +146,7 @@ export class Capture {
         continue;
       }
       if (line.cut === undefined && this.#wanted !== undefined &&
-        !this.#wanted(line.bytes, this.#mayHaveControls(line.offset, line.offset + line.bytes.length))) continue;
+        !this.#wanted(line.bytes, this.#controls === undefined || this.#cursor.mayHaveControls(line.offset, line.offset + line.bytes.length))) continue;
       this.#one(line, onLine);
     }
   }

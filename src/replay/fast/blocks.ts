@@ -2,6 +2,9 @@ import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type Relev
 import type { Pinned } from "../../engine/tracker.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../../engine/capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
+import { ControlCursor } from "../../engine/capture/control-cursor.js";
+import { skimBreaks } from "../../engine/capture/skim.js";
+import { linesRelevance, MAY_CHANGE, NAMES_PIN, type LinesRelevance } from "../../engine/relevance-lines.js";
 import { RANGE_READ_BYTES } from "../ranges.js";
 
 /**
@@ -38,6 +41,8 @@ const QUIET_VALUE = 2;
 const QUIET_MAY_CONFIRM = 3;
 type Quiet = typeof LOUD | typeof QUIET | typeof QUIET_VALUE | typeof QUIET_MAY_CONFIRM;
 
+const LF = 0x0a;
+
 // A block to skip smaller than this is read instead: each block costs a message and a look.
 const SMALLEST_SKIP_BYTES = 32 * 1024;
 
@@ -56,15 +61,14 @@ export class BlockScanner {
   #guessConfirmed = false;
   #end: number;
   readonly #controls = new ControlScan();
-  /** The control bytes of the piece being split: offsets in it, from `#controlBase`. */
-  #pieceControls: Int32Array = new Int32Array(0);
-  #controlBase = 0;
-  #nextControl = 0;
-  /** At or past the last control byte before the lines being looked at; -1 before any. */
-  #lastControl = -1;
+  readonly #cursor = new ControlCursor();
+  readonly #linesRelevance: LinesRelevance;
+  /** The guess as a pin, for the skim. */
+  #guessPinned: Pinned | undefined;
 
   constructor(rules: RelevanceRules, private readonly start: number) {
     this.#clues = lineClues(rules);
+    this.#linesRelevance = linesRelevance(rules);
     this.#splitter = new LineSplitter();
     this.#end = start;
   }
@@ -77,15 +81,53 @@ export class BlockScanner {
   push(chunk: Buffer): void {
     for (let at = 0; at < chunk.length; at += CONTROL_SCAN_BYTES) {
       const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
-      this.#pieceControls = this.#controls.scan(piece);
-      this.#controlBase = this.#end;
-      this.#nextControl = 0;
-      for (const line of this.#splitter.push(piece)) this.#line(line);
+      const events = this.#controls.events(piece);
+      this.#cursor.piece(events, this.#end, piece);
+      const first = piece.indexOf(LF) + 1;
+      const last = piece.lastIndexOf(LF) + 1;
+      if (first === 0 || last === first) {
+        this.#split(piece);
+      } else {
+        this.#split(piece.subarray(0, first));
+        this.#skimOrSplit(piece, first, last, events);
+        if (last < piece.length) this.#split(piece.subarray(last));
+      }
       this.#end += piece.length;
-      // The line still open may have control bytes of this piece.
-      const last = this.#pieceControls.at(-1);
-      if (last !== undefined) this.#lastControl = this.#controlBase + last;
+      this.#cursor.endPiece();
     }
+  }
+
+  #split(bytes: Buffer): void {
+    for (const line of this.#splitter.push(bytes)) this.#line(line);
+  }
+
+  /**
+   * The whole lines of `piece[first, last)`: passed over into the open skip block when none of
+   * them could change the guess (skim.ts, relevance-lines.ts), as `run` passes over them.
+   */
+  #skimOrSplit(piece: Buffer, first: number, last: number, events: ArrayLike<number>): void {
+    const breaks = this.#guess !== undefined && this.#splitter.idle ? skimBreaks(piece, first, last, events) : undefined;
+    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(piece.toString("latin1", first, last), this.#guessAsPin());
+    if (breaks === undefined || verdict === MAY_CHANGE) {
+      this.#split(piece.subarray(first, last));
+      return;
+    }
+    const open = (this.#open ??= { start: this.#end + first, before: this.#splitter.lines, mayConfirm: false });
+    // As #line does for each line that names the guess (once confirmed, it may confirm it again).
+    if (verdict === NAMES_PIN) {
+      open.value = this.#guess;
+      open.mayConfirm ||= this.#guessConfirmed;
+    }
+    this.#splitter.skip(last - first, breaks);
+  }
+
+  #guessAsPin(): Pinned | undefined {
+    const guess = this.#guess;
+    if (guess === undefined) return undefined;
+    const id = Buffer.from(guess, "latin1").toString("utf8");
+    const state = this.#guessConfirmed ? "confirmed" : "provisional";
+    if (this.#guessPinned?.id !== id || this.#guessPinned.state !== state) this.#guessPinned = { id, state, rule: "guess" };
+    return this.#guessPinned;
   }
 
   /** The stretch is over: every block is final. */
@@ -111,7 +153,7 @@ export class BlockScanner {
 
   #line(line: RawLine): void {
     const start = this.start + line.offset;
-    const quiet = this.#quiet(line, this.#mayHaveControls(start, start + line.bytes.length));
+    const quiet = this.#quiet(line, this.#cursor.mayHaveControls(start, start + line.bytes.length));
     if (quiet !== LOUD) {
       const open = (this.#open ??= { start, before: line.n - 1, mayConfirm: false });
       if (quiet !== QUIET) {
@@ -146,21 +188,6 @@ export class BlockScanner {
     if (!this.#clues.confirms(line.bytes)) return QUIET_VALUE;
     this.#guessConfirmed = true;
     return LOUD;
-  }
-
-  /**
-   * Whether a control byte may lie in [from, to): lines come in order, so the last control byte
-   * before `to` tells. False only when none does; a break held back at a piece's end (a CR run, an
-   * unfinished escape) can make it true for nothing, which costs only the exact test.
-   */
-  #mayHaveControls(from: number, to: number): boolean {
-    const controls = this.#pieceControls;
-    for (; this.#nextControl < controls.length; this.#nextControl++) {
-      const at = this.#controlBase + (controls[this.#nextControl] ?? 0);
-      if (at >= to) break;
-      this.#lastControl = at;
-    }
-    return this.#lastControl >= from;
   }
 
   /** Ends the open skip block at `end`; one too small to be worth a look joins the lines to read. */
