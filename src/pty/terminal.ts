@@ -44,10 +44,13 @@ export class OuterTerminal {
       this.#wasRaw = this.stdin.isRaw;
       this.stdin.setRawMode(true);
     }
-    if (this.stdout.isTTY) this.#savedOutputMode = stty(this.stdout, "-g");
     // The agent's own PTY already turned its "\n" into "\r\n"; libuv's raw mode keeps ONLCR on,
-    // so the outer terminal would add another "\r". Output must pass through untouched.
-    if (this.#savedOutputMode !== undefined) stty(this.stdout, "-opost");
+    // so the outer terminal would add another "\r". Output must pass through untouched. One
+    // shell saves the settings and turns output processing off: each spawn from Node costs ~4 ms
+    // of the agent's start.
+    const saved = this.stdout.isTTY ? stty(this.stdout, "stty -g && stty -opost") : undefined;
+    // `stty -g` prints hex fields and colons; only that goes back into a shell at the end.
+    if (saved !== undefined && /^[0-9a-fA-F:]+$/.test(saved)) this.#savedOutputMode = saved;
     this.stdin.on("data", (chunk: Buffer) => {
       if (this.#sink) this.#sink(chunk);
       else this.#held.push(chunk);
@@ -101,14 +104,18 @@ export class OuterTerminal {
 
   close(): void {
     if (this.stdin.isTTY) this.stdin.setRawMode(this.#wasRaw);
-    if (this.#savedOutputMode !== undefined) stty(this.stdout, this.#savedOutputMode);
+    if (this.#savedOutputMode !== undefined) stty(this.stdout, `stty '${this.#savedOutputMode}'`);
     this.stdin.pause();
     this.stdin.destroy();
   }
 }
 
-/** Runs stty on the terminal behind `stream` (its stdin); the printed settings, or undefined. */
-function stty(stream: { readonly fd: number }, setting: string): string | undefined {
-  const result = spawnSync("stty", [setting], { stdio: [stream.fd, "pipe", "ignore"], encoding: "utf8" });
-  return result.status === 0 ? result.stdout.trim() : undefined;
+/**
+ * Runs `script` (stty commands) in a shell on the terminal behind `stream` (its stdin); what it
+ * printed, or undefined when that is nothing.
+ */
+function stty(stream: { readonly fd: number }, script: string): string | undefined {
+  const result = spawnSync("/bin/sh", ["-c", script], { stdio: [stream.fd, "pipe", "ignore"], encoding: "utf8" });
+  const printed = result.stdout?.trim() ?? "";
+  return printed === "" ? undefined : printed;
 }
