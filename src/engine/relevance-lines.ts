@@ -1,5 +1,5 @@
 import { asBytes } from "./capture/lines.js";
-import { confirmingValues, fieldNames, type RelevanceRules } from "./relevance.js";
+import { confirmingValues, fieldNames, mayConfirm, type RelevanceRules } from "./relevance.js";
 import type { Pinned } from "./tracker.js";
 
 /**
@@ -41,9 +41,7 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
         names = true;
       }
     }
-    if (pinned.state === "provisional" && confirming.some((when) => when.every((allowed) => allowed.some((value) => value.find(lines, 0) !== -1)))) {
-      return MAY_CHANGE;
-    }
+    if (pinned.state === "provisional" && mayConfirm(confirming, (value) => value.find(lines, 0) !== -1)) return MAY_CHANGE;
     return names ? NAMES_PIN : SILENT;
   };
 }

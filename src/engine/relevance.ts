@@ -66,7 +66,7 @@ export function lineClues({ json, textRules }: RelevanceRules): LineClues {
       if (spelledOtherwise(bytes, mayHaveControls)) return JUDGE;
       return idValue(bytes, fields);
     },
-    confirms: (bytes) => mayConfirm(confirming, bytes),
+    confirms: (bytes) => mayConfirm(confirming, (value) => bytes.includes(value)),
   };
 }
 
@@ -78,9 +78,9 @@ export const confirmingValues = (json: AgentPlugin["json"]): string[][][] => jso
   .filter((rule) => rule.state === "confirmed")
   .map((rule) => Object.values(rule.when ?? {}).map((allowed) => allowed.map((value) => asBytes(JSON.stringify(value)))));
 
-/** Whether every condition of some confirming rule appears in the bytes. */
-export const mayConfirm = (confirming: string[][][], bytes: string): boolean =>
-  confirming.some((when) => when.every((allowed) => allowed.some((value) => bytes.includes(value))));
+/** Whether some confirming rule has, for every one of its conditions, an allowed value that `found` finds. */
+export const mayConfirm = <T>(confirming: readonly T[][][], found: (value: T) => boolean): boolean =>
+  confirming.some((when) => when.every((allowed) => allowed.some(found)));
 
 /** The half of relevance that asks the pin: whether a line naming only `value` could change it. */
 export class PinCheck {

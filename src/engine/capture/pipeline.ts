@@ -3,7 +3,7 @@ import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
-import { skimBreaks } from "./skim.js";
+import { aroundWholeLines, skimBreaks } from "./skim.js";
 import { ControlCursor } from "./control-cursor.js";
 
 /**
@@ -30,8 +30,6 @@ export interface ControlFinder {
  * (skim.ts): true when `wanted` would turn down every one of them, as things stand now.
  */
 export type LinesFilter = (lines: string) => boolean;
-
-const LF = 0x0a;
 
 const OPEN_BRACE = 0x7b;
 
@@ -117,19 +115,13 @@ export class Capture {
    */
   #skimmed(piece: Uint8Array, events: ArrayLike<number>, skim: LinesFilter, onLine: (line: Line) => void): void {
     const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-    const push = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
-    const first = bytes.indexOf(LF) + 1;
-    const last = bytes.lastIndexOf(LF) + 1;
-    if (first === 0 || last === first) {
-      push(0, bytes.length);
-      return;
-    }
-    push(0, first);
-    const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
-    const lines = bytes.toString("latin1", first, last);
-    if (breaks !== undefined && skim(lines)) this.#splitter.skip(last - first, breaks);
-    else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
-    if (last < bytes.length) push(last, bytes.length);
+    const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
+    aroundWholeLines(bytes, split, (first, last) => {
+      const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
+      const lines = bytes.toString("latin1", first, last);
+      if (breaks !== undefined && skim(lines)) this.#splitter.skip(last - first, breaks);
+      else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
+    });
   }
 
   end(onLine: (line: Line) => void): void {

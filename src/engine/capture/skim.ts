@@ -57,6 +57,23 @@ export function skimBreaks(bytes: Uint8Array, from: number, to: number, events: 
   return breaks;
 }
 
+/**
+ * Cuts `bytes` where a skim can start and end: `split` gets the bytes up to the first LF, then
+ * `lines` the whole lines after them up to the last LF, then `split` the rest (when there is any).
+ * With fewer than two LFs there are no such lines, and `split` gets it all.
+ */
+export function aroundWholeLines(bytes: Uint8Array, split: (from: number, to: number) => void, lines: (from: number, to: number) => void): void {
+  const first = bytes.indexOf(LF) + 1;
+  const last = bytes.lastIndexOf(LF) + 1;
+  if (first === 0 || last === first) {
+    split(0, bytes.length);
+    return;
+  }
+  split(0, first);
+  lines(first, last);
+  if (last < bytes.length) split(last, bytes.length);
+}
+
 /** The index of the first offset at or after `from` (offsets ascend). */
 function firstAtOrAfter(offsets: ArrayLike<number>, from: number): number {
   let low = 0;

@@ -3,7 +3,7 @@ import type { Pinned } from "../../engine/tracker.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../../engine/capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
 import { ControlCursor } from "../../engine/capture/control-cursor.js";
-import { skimBreaks } from "../../engine/capture/skim.js";
+import { aroundWholeLines, skimBreaks } from "../../engine/capture/skim.js";
 import { linesRelevance, MAY_CHANGE, NAMES_PIN, type LinesRelevance } from "../../engine/relevance-lines.js";
 import { RANGE_READ_BYTES } from "../ranges.js";
 
@@ -41,8 +41,6 @@ const QUIET_VALUE = 2;
 const QUIET_MAY_CONFIRM = 3;
 type Quiet = typeof LOUD | typeof QUIET | typeof QUIET_VALUE | typeof QUIET_MAY_CONFIRM;
 
-const LF = 0x0a;
-
 // A block to skip smaller than this is read instead: each block costs a message and a look.
 const SMALLEST_SKIP_BYTES = 32 * 1024;
 
@@ -63,8 +61,8 @@ export class BlockScanner {
   readonly #controls = new ControlScan();
   readonly #cursor = new ControlCursor();
   readonly #linesRelevance: LinesRelevance;
-  /** The guess as a pin, for the skim. */
-  #guessPinned: Pinned | undefined;
+  /** The guess as a pin, for the skim, and the guess's bytes it was made from. */
+  #guessPinned: { readonly from: string; readonly pinned: Pinned } | undefined;
 
   constructor(rules: RelevanceRules, private readonly start: number) {
     this.#clues = lineClues(rules);
@@ -83,15 +81,7 @@ export class BlockScanner {
       const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
       const events = this.#controls.events(piece);
       this.#cursor.piece(events, this.#end, piece);
-      const first = piece.indexOf(LF) + 1;
-      const last = piece.lastIndexOf(LF) + 1;
-      if (first === 0 || last === first) {
-        this.#split(piece);
-      } else {
-        this.#split(piece.subarray(0, first));
-        this.#skimOrSplit(piece, first, last, events);
-        if (last < piece.length) this.#split(piece.subarray(last));
-      }
+      aroundWholeLines(piece, (from, to) => this.#split(piece.subarray(from, to)), (first, last) => this.#skimOrSplit(piece, first, last, events));
       this.#end += piece.length;
       this.#cursor.endPiece();
     }
@@ -124,10 +114,12 @@ export class BlockScanner {
   #guessAsPin(): Pinned | undefined {
     const guess = this.#guess;
     if (guess === undefined) return undefined;
-    const id = Buffer.from(guess, "latin1").toString("utf8");
     const state = this.#guessConfirmed ? "confirmed" : "provisional";
-    if (this.#guessPinned?.id !== id || this.#guessPinned.state !== state) this.#guessPinned = { id, state, rule: "guess" };
-    return this.#guessPinned;
+    const made = this.#guessPinned;
+    if (made?.from === guess && made.pinned.state === state) return made.pinned;
+    const pinned: Pinned = { id: Buffer.from(guess, "latin1").toString("utf8"), state, rule: "guess" };
+    this.#guessPinned = { from: guess, pinned };
+    return pinned;
   }
 
   /** The stretch is over: every block is final. */
