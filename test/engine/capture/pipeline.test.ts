@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { captureAll } from "../../../src/engine/capture/pipeline.js";
+import { Capture, captureAll } from "../../../src/engine/capture/pipeline.js";
+import { ControlScan } from "../../../src/engine/capture/control-scan.js";
+import type { Line } from "../../../src/engine/capture/line.js";
 import { randomChunks, seeded } from "../../helpers/random.js";
 
 const FIXTURES = join(import.meta.dirname, "../../../fixtures");
@@ -45,6 +47,21 @@ describe("capture pipeline", () => {
       "ends without newline",
     ]);
     expect(lines.find((l) => l.json)?.json).toEqual({ type: "system", subtype: "init", session_id: "T-0" });
+  });
+
+  it("reads text chunks as text with a control scan and a skim too, as without them", () => {
+    const read = (options: ConstructorParameters<typeof Capture>[0]): string[] => {
+      const capture = new Capture(options);
+      const lines: string[] = [];
+      const keep = (line: Line): void => void lines.push(`${line.n} ${line.offset} ${line.text}`);
+      for (const chunk of TRICKY.toString("utf8").split(/(?<=\n)/)) capture.push(chunk, keep);
+      capture.end(keep);
+      return lines;
+    };
+    const plain = read({});
+    expect(plain).toContain("2 12 caf\u00e9 \u{1F600} \u65e5\u672c");
+    expect(read({ wanted: () => true, controls: new ControlScan() })).toEqual(plain);
+    expect(read({ wanted: () => true, controls: new ControlScan(), skim: () => false })).toEqual(plain);
   });
 
   it("numbers lines by every line break, blank ones included", async () => {
