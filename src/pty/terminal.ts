@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { fstatSync } from "node:fs";
 
 /**
  * The outer terminal sessionpin runs in (agentapi's PTY, or a person's): its size, raw mode,
@@ -15,7 +16,7 @@ export class OuterTerminal {
   #savedOutputMode: string | undefined;
 
   constructor(
-    private readonly stdin: NodeJS.ReadStream = process.stdin,
+    private readonly stdin: NodeJS.ReadStream & { readonly fd: number } = process.stdin,
     private readonly stdout: NodeJS.WriteStream & { readonly fd: number } = process.stdout,
   ) {}
 
@@ -45,12 +46,17 @@ export class OuterTerminal {
       this.stdin.setRawMode(true);
     }
     // The agent's own PTY already turned its "\n" into "\r\n"; libuv's raw mode keeps ONLCR on,
-    // so the outer terminal would add another "\r". Output must pass through untouched. One
-    // shell saves the settings and turns output processing off: each spawn from Node costs ~4 ms
-    // of the agent's start.
-    const saved = this.stdout.isTTY ? stty(this.stdout, "stty -g && stty -opost") : undefined;
-    // `stty -g` prints hex fields and colons; only that goes back into a shell at the end.
-    if (saved !== undefined && /^[0-9a-fA-F:]+$/.test(saved)) this.#savedOutputMode = saved;
+    // so the outer terminal would add another "\r". Output must pass through untouched. When stdin
+    // is the same terminal, leaving raw mode in close() puts back the modes libuv saved before
+    // this, output processing included: one `stty`, as a plain Node relay pays. Otherwise one
+    // shell saves the settings first (each spawn from Node costs 2-4 ms of the agent's start).
+    if (this.stdout.isTTY && this.stdin.isTTY && sameDevice(this.stdin, this.stdout)) {
+      stty(this.stdout, "stty", ["-opost"]);
+    } else if (this.stdout.isTTY) {
+      const saved = stty(this.stdout, "/bin/sh", ["-c", "stty -g && stty -opost"]);
+      // `stty -g` prints hex fields and colons; only that goes back into a shell at the end.
+      if (saved !== undefined && /^[0-9a-fA-F:]+$/.test(saved)) this.#savedOutputMode = saved;
+    }
     this.stdin.on("data", (chunk: Buffer) => {
       if (this.#sink) this.#sink(chunk);
       else this.#held.push(chunk);
@@ -104,18 +110,24 @@ export class OuterTerminal {
 
   close(): void {
     if (this.stdin.isTTY) this.stdin.setRawMode(this.#wasRaw);
-    if (this.#savedOutputMode !== undefined) stty(this.stdout, `stty '${this.#savedOutputMode}'`);
+    if (this.#savedOutputMode !== undefined) stty(this.stdout, "stty", [this.#savedOutputMode]);
     this.stdin.pause();
     this.stdin.destroy();
   }
 }
 
-/**
- * Runs `script` (stty commands) in a shell on the terminal behind `stream` (its stdin); what it
- * printed, or undefined when that is nothing.
- */
-function stty(stream: { readonly fd: number }, script: string): string | undefined {
-  const result = spawnSync("/bin/sh", ["-c", script], { stdio: [stream.fd, "pipe", "ignore"], encoding: "utf8" });
+/** Runs an stty command on the terminal behind `stream` (its stdin); what it printed, or undefined. */
+function stty(stream: { readonly fd: number }, file: string, args: readonly string[]): string | undefined {
+  const result = spawnSync(file, args, { stdio: [stream.fd, "pipe", "ignore"], encoding: "utf8" });
   const printed = result.stdout?.trim() ?? "";
   return printed === "" ? undefined : printed;
+}
+
+/** Whether two streams are the same terminal device (not two terminals, one for each). */
+function sameDevice(a: { readonly fd: number }, b: { readonly fd: number }): boolean {
+  try {
+    return fstatSync(a.fd).rdev === fstatSync(b.fd).rdev;
+  } catch {
+    return false;
+  }
 }

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FAKE_AGENTS } from "../helpers/sandbox.js";
+import { CLI, FAKE_AGENTS } from "../helpers/sandbox.js";
 import { Cleanup, coldStart, eventsOf, exitOf, hasExited, messages, runArgs, sleep, waitUntil, WAIT_MS } from "../e2e/support.js";
 
 const cleanup = new Cleanup();
@@ -52,6 +52,30 @@ describe("output", () => {
     expect(plain.output.length).toBeGreaterThan(200);
     expect(shimmed.output.toString("utf8")).toBe(plain.output.toString("utf8"));
     expect(shimmed.output.equals(plain.output)).toBe(true);
+  });
+});
+
+describe("the outer terminal's modes", () => {
+  // The outer shell prints its terminal's modes before and after, as a user's shell would see them.
+  // While the agent runs, output processing there is off (`-opost`): the agent's own PTY already
+  // turned each "\n" into "\r\n", and the outer terminal must not add another "\r". The agent
+  // reads the outer terminal's flags through sessionpin's stdout (its parent's fd 1).
+  const outer = (redirect: string) => `stty -g; "$0" "$@" ${redirect}; echo "exit=$?"; stty -g`;
+  const agent = "stty -a -F /proc/$PPID/fd/1 | grep -o -- '-opost' | sed 's/^/during: /'";
+
+  it.each([
+    ["stdin is the terminal", ""],
+    ["stdin is not a terminal", "< /dev/null"],
+  ])("are as they were after run, with output processing off meanwhile, when %s", async (_label, redirect) => {
+    const sb = cleanup.sandbox();
+    const driver = cleanup.driver(sb.direct(["sh", "-c", outer(redirect), process.execPath, CLI, "run", "--pointer", sb.pointer, "--", "sh", "-c", agent]));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    const text = driver.output.toString("utf8");
+    expect(text).toMatch(/during: -opost/);
+    expect(text).toMatch(/exit=0/);
+    const modes = text.match(/^[0-9a-f:]{40,}(?=\r?$)/gm) ?? [];
+    expect(modes).toHaveLength(2);
+    expect(modes[1]).toBe(modes[0]);
   });
 });
 
