@@ -3,14 +3,15 @@ import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
 
 /**
- * The write side's check of a pointer, in plain code: the pointer about to be written is the
- * one sessionpin just built, and the first zod parse of a run cost 3-11 ms on a busy machine
- * (schema compilation; the module load before it up to 90 ms), right between the agent's ID
- * line and the fsync. Sound, not complete: `true` only for what PointerSchema accepts too; a
- * `false` sends the writer to the schema for the verdict and its wording (test/pointer/check.test.ts
- * holds the two side by side).
+ * A pointer's check in plain code, for the two places zod would cost most: the pointer about to
+ * be written (the first zod parse of a run cost 3-11 ms on a busy machine, the module load before
+ * it up to 90 ms, right between the agent's ID line and the fsync), and the pointer a warm start
+ * reads before the agent can start. Sound, not complete: `true` only for what PointerSchema
+ * accepts too; a `false` sends the caller to the schema for the verdict and its wording
+ * (test/pointer/check.test.ts holds the two side by side).
  */
-export function surelyValid(value: Pointer): boolean {
+export function surelyValid(value: unknown): value is Pointer {
+  if (!record(value)) return false;
   const p = value as Partial<Record<keyof Pointer, unknown>>;
   return p.version === POINTER_VERSION && nonEmpty(p.agent) && nonEmpty(p.id) &&
     (p.state === "provisional" || p.state === "confirmed") &&

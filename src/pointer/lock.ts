@@ -1,5 +1,5 @@
-import { readFileSync, unlinkSync } from "node:fs";
-import { link, lstat, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstat, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { setTimeout } from "node:timers/promises";
@@ -41,10 +41,10 @@ export async function acquireLock(
     host: hostname(),
   };
   const text = `${JSON.stringify(info)}\n`;
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   let tookOverFrom: LockInfo | UnreadableLock | undefined;
   for (const giveUpAt = Date.now() + GIVE_UP_AFTER_MS; Date.now() < giveUpAt;) {
-    if (await createWithContent(path, text)) {
+    if (createWithContent(path, text)) {
       const lock = makeLock(path, info, text);
       return tookOverFrom ? { kind: "acquired", lock, tookOverFrom } : { kind: "acquired", lock };
     }
@@ -65,18 +65,20 @@ export async function acquireLock(
 /**
  * Writes the content aside, then links it into place: link() creates the name atomically and
  * fails if it exists, and unlike open("wx") the lock is never visible empty to a rival.
+ * Synchronous, as the folder above: the lock is taken before the agent starts, and each awaited
+ * call was a trip through libuv's thread pool, which on a busy machine waits for a core.
  */
-async function createWithContent(path: string, text: string): Promise<boolean> {
+function createWithContent(path: string, text: string): boolean {
   const temp = tempPathFor(path);
-  await writeFile(temp, text, { flag: "wx", mode: 0o600 });
+  writeFileSync(temp, text, { flag: "wx", mode: 0o600 });
   try {
-    await link(temp, path);
+    linkSync(temp, path);
     return true;
   } catch (err) {
     if (errnoCode(err) === "EEXIST") return false;
     throw err;
   } finally {
-    await unlink(temp);
+    unlinkSync(temp);
   }
 }
 

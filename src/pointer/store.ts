@@ -1,5 +1,5 @@
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { link, open, readdir, rm, unlink } from "node:fs/promises";
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { link, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { errnoCode, messageOf, reasonOf, SessionpinError } from "../errors.js";
@@ -16,17 +16,22 @@ export type PointerRead =
   /** From a newer sessionpin: neither used nor set aside, so that version can still resume. */
   | { kind: "newer"; version: number };
 
-/** Reads the pointer without ever throwing: a bad file is a reason to start fresh, not to crash. */
+/**
+ * Reads the pointer without ever throwing: a bad file is a reason to start fresh, not to crash.
+ * Synchronous: a warm start reads it before the agent can start, and each awaited call was a trip
+ * through libuv's thread pool, which on a busy machine waits for a core. Opened without blocking,
+ * so a FIFO put in its place is refused instead of hanging the start.
+ */
 export async function readPointer(path: string): Promise<PointerRead> {
   let text: string;
   try {
     // O_NOFOLLOW rather than lstat-then-read: no window in which to swap the file for a link.
-    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
-      if (!(await file.stat()).isFile()) return { kind: "invalid", reason: "not a regular file" };
-      text = await file.readFile("utf8");
+      if (!fstatSync(fd).isFile()) return { kind: "invalid", reason: "not a regular file" };
+      text = readFileSync(fd, "utf8");
     } finally {
-      await file.close();
+      closeSync(fd);
     }
   } catch (err) {
     const code = errnoCode(err);
@@ -44,6 +49,8 @@ export async function readPointer(path: string): Promise<PointerRead> {
   // Only a whole version number is a newer sessionpin's: 1.5 or 1e308 is a corrupt file, set aside
   // like any other, not a reason to refuse every start until someone removes it.
   if (Number.isSafeInteger(version) && (version as number) > POINTER_VERSION) return { kind: "newer", version: version as number };
+  // What sessionpin wrote passes the plain check; zod is loaded only for a doubtful file.
+  if (surelyValid(json)) return { kind: "ok", pointer: normalized(json) };
   const { PointerSchema } = await import("./schema.js");
   const parsed = PointerSchema.safeParse(json);
   return parsed.success
@@ -148,11 +155,11 @@ function compactUtc(d: Date): string {
 }
 
 /** Removes the temp files that writers of this pointer left when they were killed mid-write. */
-export async function removeLeftoverTemps(path: string): Promise<string[]> {
+export function removeLeftoverTemps(path: string): string[] {
   const dir = dirname(path);
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch {
     return [];
   }
@@ -162,6 +169,6 @@ export async function removeLeftoverTemps(path: string): Promise<string[]> {
     const writer = tempWriter(path, name);
     return writer !== undefined && !isAlive(writer);
   }).map((name) => join(dir, name));
-  await Promise.all(leftovers.map((file) => rm(file, { force: true })));
+  for (const file of leftovers) rmSync(file, { force: true });
   return leftovers;
 }

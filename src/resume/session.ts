@@ -110,7 +110,7 @@ async function pinned(
   }
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
-    for (const leftover of await removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
+    for (const leftover of removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
     const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
     const inputs = await readStartInputs(o.pointerPath, plugin, o.args, runContext(o), o.now());
     const decision = decide(plugin, o.args, inputs.read, { ...context, gone: inputs.gone });

@@ -63,6 +63,11 @@ describe("surelyValid: the write side's check without zod", () => {
     });
   }
 
+  it.each([["null", null], ["a list", [base]], ["text", JSON.stringify(base)], ["a number", 1]])("refuses %s read from a file, as the schema does", (_name, value) => {
+    expect(PointerSchema.safeParse(value).success).toBe(false);
+    expect(surelyValid(value)).toBe(false);
+  });
+
   it("accepts what sessionpin writes, in the schema's field order", () => {
     const written = { history: [], source: { rule: "init" }, capturedAt: new Date().toISOString(), cwd: "/w", state: "confirmed", id: "x", agent: "amp", version: 1 } as Pointer;
     expect(surelyValid(written)).toBe(true);

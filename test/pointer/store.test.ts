@@ -1,10 +1,13 @@
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionpinError } from "../../src/errors.js";
-import type { Pointer } from "../../src/pointer/schema.js";
+import { PointerSchema, type Pointer } from "../../src/pointer/schema.js";
 import { tempPathFor } from "../../src/pointer/atomic.js";
 import { readPointer, removeLeftoverTemps, setAside, writePointer } from "../../src/pointer/store.js";
+import { ROOT } from "../helpers/sandbox.js";
 import { useTempDir } from "./tempdir.js";
 
 const tmp = useTempDir();
@@ -101,6 +104,22 @@ describe("writePointer / readPointer", () => {
     expect(await readPointer(link)).toEqual({ kind: "invalid", reason: "is a symbolic link" });
   });
 
+  it("refuses a FIFO put in its place at once, without waiting for a writer", () => {
+    const path = join(tmp.path, "p.json");
+    execFileSync("mkfifo", [path]);
+    // In a process of its own: a read that blocked would block the test's own thread for good.
+    const read = `import { readPointer } from ${JSON.stringify(join(ROOT, "dist/index.js"))}; console.log(JSON.stringify(await readPointer(process.argv[1])));`;
+    const printed = execFileSync(process.execPath, ["--input-type=module", "-e", read, path], { encoding: "utf8", timeout: 10_000 });
+    expect(JSON.parse(printed)).toEqual({ kind: "invalid", reason: "not a regular file" });
+  });
+
+  it("reads a pointer with fields it does not know as the schema would: those fields dropped", async () => {
+    const path = join(tmp.path, "p.json");
+    const extra = { ...pointer, note: "hand-added", source: { ...pointer.source, by: "hand" } };
+    writeFileSync(path, JSON.stringify(extra));
+    expect(await readPointer(path)).toEqual({ kind: "ok", pointer: PointerSchema.parse(extra) });
+  });
+
   it("refuses a folder", async () => {
     const path = join(tmp.path, "p.json");
     await mkdir(path);
@@ -155,7 +174,7 @@ describe("removeLeftoverTemps", () => {
     const unrelated = join(dir.path, ".pointer.json.notes.tmp");
     for (const file of [deadTemp, liveLockTemp, liveTemp, unrelated]) await writeFile(file, "x");
 
-    expect(await removeLeftoverTemps(pointer)).toEqual([deadTemp]);
+    expect(removeLeftoverTemps(pointer)).toEqual([deadTemp]);
     expect((await readdir(dir.path)).sort()).toEqual([liveLockTemp, liveTemp, unrelated].map((file) => file.slice(dir.path.length + 1)).sort());
   });
 });
