@@ -2,6 +2,14 @@
 import { readFileSync } from "node:fs";
 import { EXIT, SessionpinError } from "../errors.js";
 import { ptyModule } from "../pty/native.js";
+import { demoCommand } from "./demo.js";
+import { doctorCommand } from "./doctor.js";
+import { planCommand } from "./plan.js";
+import { pluginsCommand } from "./plugins.js";
+import { pointerCommand } from "./pointer.js";
+import { explainCommand, replayCommand } from "./replay.js";
+import { runCommand } from "./run.js";
+import { sessionsCommand } from "./sessions.js";
 const USAGE = `Usage: sessionpin <command> [options]
 
 Commands:
@@ -22,24 +30,26 @@ agent's or folder's at an explicit path, or a newer format: left untouched); 4 a
 message the session already had (not started); 75 pointer or agent session locked by a live
 sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
 
-// Each command's code is loaded only when it runs: start-up time is the agent's start-up time.
-// The two that start PTYs load node-pty first, so a missing native part is one line with the fix
-// before anything else happens (no lock taken, no thread created up front, no pointer written).
-const commands: Record<string, () => Promise<(argv: readonly string[]) => Promise<number>>> = {
-  run: async () => {
+// One bundled file holds every command (scripts/bundle.mjs): Node 20 loads ES modules one file at
+// a time, and what must wait until it is needed (zod, undici) is behind `await import` where it is
+// used. The two commands that start PTYs load node-pty first, so a missing native part is one line
+// with the fix before anything else happens (no lock taken, no thread created up front, no pointer
+// written).
+const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
+  run: (argv) => {
     ptyModule();
-    return (await import("./run.js")).runCommand;
+    return runCommand(argv);
   },
-  plan: async () => (await import("./plan.js")).planCommand,
-  pointer: async () => (await import("./pointer.js")).pointerCommand,
-  sessions: async () => (await import("./sessions.js")).sessionsCommand,
-  plugins: async () => (await import("./plugins.js")).pluginsCommand,
-  replay: async () => (await import("./replay.js")).replayCommand,
-  explain: async () => (await import("./replay.js")).explainCommand,
-  doctor: async () => (await import("./doctor.js")).doctorCommand,
-  demo: async () => {
+  plan: planCommand,
+  pointer: pointerCommand,
+  sessions: sessionsCommand,
+  plugins: pluginsCommand,
+  replay: replayCommand,
+  explain: explainCommand,
+  doctor: doctorCommand,
+  demo: (argv) => {
     ptyModule();
-    return (await import("./demo.js")).demoCommand;
+    return demoCommand(argv);
   },
 };
 
@@ -58,9 +68,9 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`sessionpin ${version()}\n`);
     return EXIT.ok;
   }
-  const load = commands[name];
-  if (load === undefined) throw new SessionpinError("usage", `sessionpin: unknown command ${JSON.stringify(name)}\n${USAGE}`);
-  return (await load())(rest);
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (command === undefined) throw new SessionpinError("usage", `sessionpin: unknown command ${JSON.stringify(name)}\n${USAGE}`);
+  return command(rest);
 }
 
 main(process.argv.slice(2)).then(

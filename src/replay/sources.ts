@@ -1,7 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
-import { z } from "zod";
 import { reasonOf, SessionpinError } from "../errors.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
@@ -33,12 +32,6 @@ export interface Source {
   readonly size?: number;
   bytesRead(): number;
 }
-
-const CastHeader = z.object({ version: z.literal(2), width: z.number().int().positive(), height: z.number().int().positive(), command: z.string().optional() });
-const CastEvent = z.tuple([z.number(), z.string(), z.string()]);
-const AgentapiState = z.object({
-  messages: z.array(z.object({ message: z.string(), role: z.string(), time: z.string().optional() })),
-});
 
 /** Opens a recording (`-` is stdin), detecting its format unless `format` says it. */
 export async function openSource(path: string, format: Format | "auto"): Promise<Source> {
@@ -79,6 +72,7 @@ function detect(first: Buffer): Format {
 }
 
 async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
+  const { CastHeader, CastEvent } = await import("./source-schemas.js");
   const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const headerLine = await lines.next();
   const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value));
@@ -97,6 +91,7 @@ async function castSource(input: Readable, base: Omit<Source, "chunks">, path: s
 async function* agentapiMessages(input: Readable, path: string): AsyncIterable<Chunk> {
   const parts: Buffer[] = [];
   for await (const chunk of input) parts.push(chunk as Buffer);
+  const { AgentapiState } = await import("./source-schemas.js");
   const state = AgentapiState.safeParse(parseJson(Buffer.concat(parts).toString("utf8")));
   if (!state.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an agentapi state file (${state.error.issues[0]?.message ?? "invalid"})`);
   const messages = state.data.messages.filter((m) => m.role === "agent");

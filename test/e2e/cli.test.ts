@@ -94,9 +94,12 @@ describe("usage", () => {
 
   it("exits 2 for an unknown command and for a bad --fallback-window", () => {
     const sb = cleanup.sandbox();
-    const unknown = cli(sb, ["frobnicate"]);
-    expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain("Usage: sessionpin");
+    // Names every object has (constructor, toString) are not commands either.
+    for (const name of ["frobnicate", "constructor", "toString"]) {
+      const unknown = cli(sb, [name]);
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toContain(`unknown command "${name}"`);
+    }
     const bad = cli(sb, ["run", "--fallback-window", "soon", "--pointer", sb.pointer, "--", "amp"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--fallback-window soon/);
