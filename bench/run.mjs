@@ -37,7 +37,7 @@ const USAGE = `Usage: npm run bench [-- options]
   --replay-mb N        replay: transcript size in MB (default 1024)
   --profile-mb N       replay: transcript size of the node --cpu-prof run, 0 = none (default 128)
   --profile-run-mb N   throughput: MB for a node --cpu-prof run of \`sessionpin run\`, 0 = none (default 64)
-  --startup-runs N     start-up: runs per side (default 20)
+  --startup-runs N     start-up: runs per side (default 30)
   --kills N            stress: kills (default 1000)
   --seed N             stress: seed of the kill moments (default 1)
   --dist DIR           measure another build of sessionpin (e.g. a copy of dist/ from before a
@@ -63,7 +63,7 @@ const num = (name, full, quick) => {
 };
 const settings = {
   mb: num("mb", 256, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
-  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 20, 3),
+  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
 const ALL = ["throughput", "latency", "durable", "replay", "startup", "stress"];
