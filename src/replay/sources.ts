@@ -1,5 +1,4 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
 import { reasonOf, SessionpinError } from "../errors.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
@@ -73,6 +72,8 @@ function detect(first: Buffer): Format {
 
 async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
   const { CastHeader, CastEvent } = await import("./source-schemas.js");
+  // Loaded here for the same reason: the CLI bundle loads its top-level imports on every start.
+  const { createInterface } = await import("node:readline");
   const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const headerLine = await lines.next();
   const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value));

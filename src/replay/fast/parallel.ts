@@ -1,5 +1,5 @@
 import { closeSync, openSync } from "node:fs";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Extractor } from "../../engine/extract.js";
 import { PinCheck, relevanceRules } from "../../engine/relevance.js";
 import type { Line } from "../../engine/capture/line.js";
@@ -65,12 +65,15 @@ export async function readInParallel(
   progress: (offset: number) => void,
   width = 0,
 ): Promise<void> {
+  // Imported here: the CLI is one bundle, and what its modules import at the top is loaded before
+  // every agent's start, which never needs threads.
+  const { Worker: Thread } = await import("node:worker_threads");
   const fd = openSync(file.path, "r");
   const scans: WorkerScan[] = [];
   try {
     const starts = stretchStarts(fd, file.size, stretches);
     const rules = relevanceRules(extractor.plugin);
-    for (const [i, start] of starts.entries()) scans.push(new WorkerScan({ path: file.path, start, end: starts[i + 1], rules }));
+    for (const [i, start] of starts.entries()) scans.push(new WorkerScan(Thread, { path: file.path, start, end: starts[i + 1], rules }));
     await readBlocks(new RangeReader(fd, extractor, onLine, width), scans, progress);
   } finally {
     for (const scan of scans) scan.stop();
@@ -111,8 +114,8 @@ class WorkerScan implements StretchScan {
   #failure: Error | undefined;
   #wake: (() => void) | undefined;
 
-  constructor(job: ScanJob) {
-    this.#worker = new Worker(new URL("./scan-worker.js", import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+  constructor(Thread: typeof Worker, job: ScanJob) {
+    this.#worker = new Thread(new URL("./scan-worker.js", import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const wake = (): void => {
       this.#wake?.();
       this.#wake = undefined;
