@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { md5Hex } from "../digest.js";
 import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
@@ -94,7 +94,7 @@ export const cursor: AgentPlugin = {
       const bare = context.cwd.replace(/^\/+/, "");
       const projects = [...new Set([bare.replace(/\//g, "-"), bare.replace(/[^A-Za-z0-9]/g, "-")])];
       return [
-        { dir: join(context.home, ".cursor", "chats", createHash("md5").update(context.cwd).digest("hex")), depth: 0 },
+        { dir: join(context.home, ".cursor", "chats", md5Hex(context.cwd)), depth: 0 },
         ...projects.map((name) => ({ dir: join(context.home, ".cursor", "projects", name, "agent-transcripts"), depth: 0 })),
       ];
     },

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
+import { randomUuid } from "../digest.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
 import { AGENT_OPTIONS, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
@@ -50,7 +50,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const decision = inputs === undefined
     ? unpinnedPlan(plugin, args, prompt, why ?? "", false)
     : decide(plugin, args, inputs.read, {
-      cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUUID, pointerPath: pointer, gone: inputs.gone,
+      cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUuid, pointerPath: pointer, gone: inputs.gone,
       explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).

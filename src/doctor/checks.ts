@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { constants, existsSync, readFileSync, statSync } from "node:fs";
 import { access, lstat, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { uniqueHex } from "../digest.js";
 import stripAnsi from "strip-ansi";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
@@ -138,7 +138,7 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
   const data = { dir };
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) return { name: "pointer-dir", status: "fail", detail: `${dir} is not a folder`, data };
-    const probe = join(dir, `.sessionpin-doctor-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const probe = join(dir, `.sessionpin-doctor-${process.pid}-${uniqueHex()}`);
     try {
       await (await open(probe, "wx", 0o600)).close();
       await unlink(probe);

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { uniqueHex } from "../digest.js";
 
 /**
  * The one naming rule for the temp files sessionpin writes beside a file before it links or
@@ -9,7 +9,7 @@ import { basename, dirname, join } from "node:path";
  * (`.<name>.lock.…`) for its own.
  */
 export function tempPathFor(path: string, pid = process.pid): string {
-  return join(dirname(path), `.${basename(path)}.${pid}.${randomBytes(6).toString("hex")}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${pid}.${uniqueHex()}.tmp`);
 }
 
 /** The writer's pid when `name` (a file name in the same folder) is a temp file of `path`. */

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { sha256Hex } from "../digest.js";
 
 export interface PointerPathOptions {
   /** The --pointer flag. */
@@ -42,7 +42,7 @@ export function driverLockPath(env: NodeJS.ProcessEnv, home: string, agent: stri
 
 /** Hashed so deep paths and free-form keys make short, filesystem-safe names. */
 function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return sha256Hex(text).slice(0, 16);
 }
 
 /** The session log sits beside its pointer. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../digest.js";
 import type { Pointer } from "../pointer/schema.js";
 
 /** How many message fingerprints a pointer keeps: enough to tell a retried step from a new one. */
@@ -8,7 +8,7 @@ type Fingerprint = NonNullable<Pointer["messages"]>[number];
 
 /** A message's identity without its text: pointers never hold what was said. */
 export function fingerprint(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return sha256Hex(text);
 }
 
 /** Whether the session already took a turn with this message. */

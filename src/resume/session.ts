@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { constants, homedir } from "node:os";
 import type { Clock } from "../clock.js";
+import { randomUuid } from "../digest.js";
 import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
@@ -111,7 +111,7 @@ async function pinned(
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
     for (const leftover of removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
-    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUUID, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
+    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUuid, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
     const inputs = await readStartInputs(o.pointerPath, plugin, o.args, runContext(o), o.now());
     const decision = decide(plugin, o.args, inputs.read, { ...context, gone: inputs.gone });
     if (decision.mode === "refused") throw decision.error;
