@@ -9,15 +9,19 @@
  * asciinema), and its p50 moved with that neighbour's teardown by up to 15 ms.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { AMP_ARGS, CHILDREN, PEERS, ROOT, VIAS, available, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
 import { seeded } from "../../test/helpers/seeded.mjs";
 import * as pty from "@lydell/node-pty";
 
-/** A pointer as sessionpin writes it, holding a confirmed Amp thread of this folder. */
+/**
+ * A pointer as sessionpin writes it, holding a confirmed Amp thread of the folder the runs start
+ * in (ROOT without its trailing slash, as the process sees its cwd: with it, run refuses the
+ * pointer as another folder's and exits 3 without starting the agent).
+ */
 function warmPointer(path) {
   const at = new Date().toISOString();
-  writeFileSync(path, `${JSON.stringify({ version: 1, agent: "amp", id: "T-0199a3b2-7c1d-7e40-9d3f-1a2b3c4d5e6f", state: "confirmed", cwd: ROOT,
+  writeFileSync(path, `${JSON.stringify({ version: 1, agent: "amp", id: "T-0199a3b2-7c1d-7e40-9d3f-1a2b3c4d5e6f", state: "confirmed", cwd: resolve(ROOT),
     capturedAt: at, confirmedAt: at, source: { rule: "bench" }, history: [] }, null, 2)}\n`, { mode: 0o600 });
 }
 
