@@ -54,7 +54,7 @@ export class OuterTerminal {
       stty(this.stdout, "stty", ["-opost"]);
     } else if (this.stdout.isTTY) {
       const saved = stty(this.stdout, "/bin/sh", ["-c", "stty -g && stty -opost"]);
-      // `stty -g` prints hex fields and colons; only that goes back into a shell at the end.
+      // `stty -g` prints hex fields and colons; only that goes back to stty at the end.
       if (saved !== undefined && /^[0-9a-fA-F:]+$/.test(saved)) this.#savedOutputMode = saved;
     }
     this.stdin.on("data", (chunk: Buffer) => {
