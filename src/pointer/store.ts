@@ -49,13 +49,19 @@ export async function readPointer(path: string): Promise<PointerRead> {
   // Only a whole version number is a newer sessionpin's: 1.5 or 1e308 is a corrupt file, set aside
   // like any other, not a reason to refuse every start until someone removes it.
   if (Number.isSafeInteger(version) && (version as number) > POINTER_VERSION) return { kind: "newer", version: version as number };
-  // What sessionpin wrote passes the plain check; zod is loaded only for a doubtful file.
-  if (surelyValid(json)) return { kind: "ok", pointer: normalized(json) };
+  const read = await checked(json);
+  return "pointer" in read ? { kind: "ok", pointer: read.pointer } : { kind: "invalid", reason: read.problem };
+}
+
+/**
+ * The pointer as PointerSchema reads it, or what is wrong with it. What sessionpin wrote or just
+ * built passes the plain check; zod is loaded only for a doubtful value.
+ */
+async function checked(value: unknown): Promise<{ pointer: Pointer } | { problem: string; error: z.ZodError }> {
+  if (surelyValid(value)) return { pointer: normalized(value) };
   const { PointerSchema } = await import("./schema.js");
-  const parsed = PointerSchema.safeParse(json);
-  return parsed.success
-    ? { kind: "ok", pointer: parsed.data }
-    : { kind: "invalid", reason: describeIssues(parsed.error.issues) };
+  const parsed = PointerSchema.safeParse(value);
+  return parsed.success ? { pointer: parsed.data } : { problem: describeIssues(parsed.error.issues), error: parsed.error };
 }
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -75,8 +81,11 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
  * in place, still runs in the pool.
  */
 export async function writePointer(path: string, pointer: Pointer): Promise<void> {
-  // The pointer sessionpin just built passes the plain check; zod is loaded only for a doubtful one.
-  const data = surelyValid(pointer) ? normalized(pointer) : await schemaChecked(path, pointer);
+  const read = await checked(pointer);
+  if (!("pointer" in read)) {
+    throw new SessionpinError("pointer-invalid", `refusing to write an invalid pointer to ${path}: ${read.problem}`, { cause: read.error });
+  }
+  const data = read.pointer;
   const dir = dirname(path);
   const temp = tempPathFor(path);
   try {
@@ -98,17 +107,6 @@ export async function writePointer(path: string, pointer: Pointer): Promise<void
   } finally {
     await folder.close();
   }
-}
-
-async function schemaChecked(path: string, pointer: Pointer): Promise<Pointer> {
-  const { PointerSchema } = await import("./schema.js");
-  const parsed = PointerSchema.safeParse(pointer);
-  if (parsed.success) return parsed.data;
-  throw new SessionpinError(
-    "pointer-invalid",
-    `refusing to write an invalid pointer to ${path}: ${describeIssues(parsed.error.issues)}`,
-    { cause: parsed.error },
-  );
 }
 
 /** The temp file, in a folder made first only when it is missing (the run's lock made it already). */
