@@ -100,7 +100,12 @@ describe("the session loop", () => {
 
     const waiting = session({ pointerPath: held.options.pointerPath, cwd: held.options.cwd, waitLockMs: 5_000 });
     const done = runSession(waiting.options);
-    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    // Its poll timer is set right after it says it waits; time may move only then (a fixed number
+    // of turns was too few for the lock file's reads on a loaded machine, and the advance was lost).
+    for (const deadline = Date.now() + 5_000; !waiting.lines.some((line) => line.startsWith("waiting up to"));) {
+      if (Date.now() > deadline) throw new Error("the second run never started waiting");
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(waiting.spawner.agents).toEqual([]);
     rmSync(lock);
     waiting.clock.advance(200);
