@@ -107,7 +107,8 @@ const vector = (items: number[]): number[] => [...leb(items.length), ...items];
 const section = (id: number, content: number[]): number[] => [id, ...vector(content)];
 const name = (text: string): number[] => vector([...Buffer.from(text, "latin1")]);
 
-const MODULE = new Uint8Array([
+// Assembled on first use: `sessionpin run` makes its first scanner after the agent started.
+const moduleBytes = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
   ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]), // type: (i32, i32, i32) -> i32
   ...section(3, [2, 0, 0]), // functions 0 and 1 have type 0
@@ -145,7 +146,7 @@ export class ControlScan {
   readonly maxBytes = INPUT_BYTES;
 
   constructor() {
-    compiled ??= new wasm.Module(MODULE);
+    compiled ??= new wasm.Module(moduleBytes());
     const { exports } = new wasm.Instance(compiled);
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
     this.#scan = exports["scan"] as ScanFunction;
