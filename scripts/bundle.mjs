@@ -50,12 +50,15 @@ await build({ ...common, entryPoints: ["src/replay/fast/scan-worker.ts"] });
 
 // Node 20 makes an ES module facade for each built-in imported by name, and fills it with every
 // export the built-in has (node:util's reach node:internal/mime): ~1 ms for the eleven the CLI
-// imports. process.getBuiltinModule (Node 20.16) hands over the module itself. The named imports
-// become one destructuring each at the top of the file, where the imports were hoisted to anyway.
+// imports. process.getBuiltinModule (Node 20.16 and 22.3: package.json's engines) hands over the
+// module itself. The named imports become one destructuring each at the top of the file, where
+// the imports were hoisted to anyway; any other form of import fails the build.
 for (const file of readdirSync(outdir).filter((name) => name.endsWith(".js"))) {
   const path = `${outdir}/${file}`;
   const lines = [];
   const code = readFileSync(path, "utf8").replace(/import\{([^}]*)\}from"(node:[^"]+)";/g, (_, names, id) => {
+    // A built-in's module object has no `default`: that import would be undefined.
+    if (/\bdefault\b/.test(names)) throw new Error(`${file}: ${id}'s default import, which the bundle step does not rewrite`);
     lines.push(`const{${names.replaceAll(" as ", ":")}}=process.getBuiltinModule(${JSON.stringify(id)});`);
     return "";
   });
