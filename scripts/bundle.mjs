@@ -62,7 +62,7 @@ for (const file of readdirSync(outdir).filter((name) => name.endsWith(".js"))) {
     lines.push(`const{${names.replaceAll(" as ", ":")}}=process.getBuiltinModule(${JSON.stringify(id)});`);
     return "";
   });
-  if (/from\s*"node:/.test(code)) throw new Error(`${file}: a built-in imported in a form the bundle step does not rewrite`);
+  if (/(?:from|import)\s*"node:/.test(code)) throw new Error(`${file}: a built-in imported in a form the bundle step does not rewrite`);
   const shebang = code.startsWith("#!") ? code.slice(0, code.indexOf("\n") + 1) : "";
   writeFileSync(path, shebang + lines.join("") + code.slice(shebang.length));
 }
