@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { EXIT, SessionpinError } from "../errors.js";
 import { ptyModule } from "../pty/native.js";

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * The CLI's entry, dist/bin/main.js: runs the bundle (dist/bin/cli.js) compiled from a V8 code
+ * cache when there is one, so that a start does not parse and compile ~220 KB of JavaScript
+ * before the agent starts. Node 20 has no compile cache of its own (`module.enableCompileCache`
+ * is 22.1+) and none for ES modules, hence a CommonJS bundle run through `vm.Script`.
+ *
+ * The cache is one file per bundle, Node version and architecture in
+ * `$XDG_CACHE_HOME/sessionpin` (or `~/.cache/sessionpin`), written when a process ends that found
+ * none, or one V8 turned down. It holds what that process compiled: the first command run after an
+ * install or a Node upgrade decides what later starts find compiled. `NODE_DISABLE_COMPILE_CACHE`
+ * (Node's own switch for its cache) turns it off. A cache that cannot be read or written only
+ * costs the time it would have saved: nothing is printed, nothing fails.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
+
+// The bundle's first line: its hash, as scripts/bundle.mjs writes it. V8 checks a cache against
+// the source's length, not its bytes, so each build's cache needs a name of its own.
+const BUNDLE_MARK = "// sessionpin bundle ";
+const SUFFIX = ".v8";
+
+const bundle = fileURLToPath(new URL("./cli.js", import.meta.url));
+const source = readFileSync(bundle, "utf8");
+const cache = cachePath(source, process.env);
+const cachedData = cache === undefined ? undefined : readOrNothing(cache.file);
+// The bundle's code runs as CommonJS does: a function of these five, its first line a comment.
+const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  filename: bundle,
+  ...(cachedData === undefined ? {} : { cachedData }),
+});
+if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+  process.once("exit", () => save(cache, () => script.createCachedData()));
+}
+const cjsModule = { exports: {} };
+(script.runInThisContext() as (...args: unknown[]) => void)(cjsModule.exports, createRequire(bundle), cjsModule, bundle, join(bundle, ".."));
+
+interface CacheFile {
+  readonly dir: string;
+  readonly file: string;
+  /** File names of this bundle's caches start so; other caches in `dir` are older builds'. */
+  readonly prefix: string;
+}
+
+function cachePath(code: string, env: NodeJS.ProcessEnv): CacheFile | undefined {
+  if (env["NODE_DISABLE_COMPILE_CACHE"] || !code.startsWith(BUNDLE_MARK)) return undefined;
+  const hash = code.slice(BUNDLE_MARK.length, code.indexOf("\n"));
+  if (!/^[0-9a-f]{16,64}$/.test(hash)) return undefined;
+  const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
+  const dir = join(base, "sessionpin");
+  const prefix = `${hash}-`;
+  return { dir, file: join(dir, `${prefix}${process.version}-${process.arch}${SUFFIX}`), prefix };
+}
+
+function readOrNothing(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the cache whole or not at all (another start may be reading it), then drops older builds' caches. */
+function save(cache: CacheFile, data: () => Buffer): void {
+  try {
+    mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+    const temp = `${cache.file}.${process.pid}.tmp`;
+    writeFileSync(temp, data(), { mode: 0o600 });
+    renameSync(temp, cache.file);
+    for (const name of readdirSync(cache.dir)) {
+      if (name.endsWith(SUFFIX) && !name.startsWith(cache.prefix)) rmSync(join(cache.dir, name), { force: true });
+    }
+  } catch {
+    // A cache is only worth the time it saves: without one the next start compiles as this one did.
+  }
+}
