@@ -28,24 +28,17 @@ export interface Check {
 type Version = readonly [number, number, number];
 
 /**
- * The Node.js versions sessionpin runs on: package.json's `engines` says the same (a test holds
- * them together). Node 21 and 22.0-22.2 lack process.getBuiltinModule, which the bundled CLI
- * takes Node's built-ins with.
+ * The oldest Node.js sessionpin runs on: package.json's `engines` says the same (a test holds
+ * them together). undici 7 needs 20.18.1, @noble/hashes 2 needs 20.19.
  */
-export const NODE_VERSIONS: ReadonlyArray<{ readonly from: Version; readonly below?: Version }> = [
-  { from: [20, 19, 0], below: [21, 0, 0] },
-  { from: [22, 3, 0] },
-];
+export const NODE_MIN: Version = [20, 19, 0];
 
-/** NODE_VERSIONS as an npm `engines` range. */
-export const enginesRange = (): string =>
-  NODE_VERSIONS.map(({ from, below }) => (below === undefined ? `>=${from.join(".")}` : `^${from.join(".")}`)).join(" || ");
+/** NODE_MIN as an npm `engines` range. */
+export const enginesRange = (): string => `>=${NODE_MIN.join(".")}`;
 
 export function nodeCheck(version = process.versions.node): Check {
-  const parts = version.split(".").map(Number);
-  const ok = NODE_VERSIONS.some(({ from, below }) => compare(parts, from) >= 0 && (below === undefined || compare(parts, below) < 0));
-  const wanted = NODE_VERSIONS.map(({ from }) => `${from[0]}.${from[1]}+`).join(" or ");
-  return { name: "node", status: ok ? "ok" : "fail", detail: `Node.js ${version}${ok ? "" : ` (sessionpin needs ${wanted})`}`, data: { version } };
+  const ok = compare(version.split(".").map(Number), NODE_MIN) >= 0;
+  return { name: "node", status: ok ? "ok" : "fail", detail: `Node.js ${version}${ok ? "" : ` (sessionpin needs ${NODE_MIN[0]}.${NODE_MIN[1]}+)`}`, data: { version } };
 }
 
 function compare(a: readonly number[], b: readonly number[]): number {
