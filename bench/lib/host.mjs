@@ -48,11 +48,14 @@ export function tempDir(label) {
 }
 const tempDirs = [];
 
-/** The environment of every child: no user plugins, no agentapi state, no inherited pointer. */
+/**
+ * The environment of every child: no user plugins, no agentapi state, no inherited pointer, and
+ * the CLI's code cache in `home` (the section's first start writes it), on for every start.
+ */
 export function benchEnv(home, extra = {}) {
-  const env = { ...process.env, TERM: "xterm-256color", XDG_CONFIG_HOME: join(home, "config"), XDG_STATE_HOME: join(home, "state"), ...extra };
-  for (const name of ["SESSIONPIN_POINTER", "SESSIONPIN_PROMPT", "AGENTAPI_STATE_FILE", "NO_COLOR"]) delete env[name];
-  return env;
+  const env = { ...process.env };
+  for (const name of ["SESSIONPIN_POINTER", "SESSIONPIN_PROMPT", "AGENTAPI_STATE_FILE", "NO_COLOR", "NODE_DISABLE_COMPILE_CACHE"]) delete env[name];
+  return { ...env, TERM: "xterm-256color", XDG_CONFIG_HOME: join(home, "config"), XDG_STATE_HOME: join(home, "state"), XDG_CACHE_HOME: join(home, "cache"), ...extra };
 }
 
 /** What runs the child: the agent's own PTY, the Node relay, sessionpin, and the C and Python peers. */

@@ -86,6 +86,7 @@ function sectionRows(s) {
     rows.push(row("startup", `5 launch → first output byte, p50 (${u.runs} runs)`, `relay ${f1(ms.relay.p50)} ms`, `${f1(ms.shim.p50)} ms`, `${sign(cold, f1)} ms`, "<= relay + 15 ms", cold <= 15));
     rows.push(row("startup", "5 … p90", `relay ${f1(ms.relay.p90)} ms`, `${f1(ms.shim.p90)} ms`, `${sign(ms.shim.p90 - ms.relay.p90, f1)} ms`, "(no target)", undefined));
     if (warm !== undefined) rows.push(row("startup", "5 … warm start (pointer read, resume argv), p50", `relay ${f1(ms.relay.p50)} ms`, `${f1(ms.warm.p50)} ms`, `${sign(warm, f1)} ms`, "<= relay + 15 ms", warm <= 15));
+    if (u.uncachedVsRelayP50Ms !== undefined) rows.push(row("startup", "5 … cold, first start after an install (no code cache), p50", `relay ${f1(ms.relay.p50)} ms`, `${f1(ms.uncached.p50)} ms`, `${sign(u.uncachedVsRelayP50Ms, f1)} ms`, "(no target)", undefined));
     // A start that did not run its agent (a refused pointer: exit 3) times sessionpin's error line.
     const problems = u.problems ?? [];
     rows.push(row("startup", "5 every start ran its agent and exited 0", "—", problems.length === 0 ? "all" : `${problems.length} did not`, problems[0] ?? "yes", "exit 0", problems.length === 0, true));

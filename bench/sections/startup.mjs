@@ -3,7 +3,9 @@
  * Node relay, through the peers (`script`, `asciinema rec`) when installed, and through
  * `sessionpin run`: a cold start on a fresh pointer (lock, plugin, PTY), and a warm one, which
  * reads and checks a pointer holding an Amp thread and starts `threads continue <id>` (what a
- * restarted workspace does). The child is a shell script so its own start-up is small and the
+ * restarted workspace does). Those two load the CLI from its code cache (src/cli/launch.ts, here
+ * in the bench's temp folder), which the first start wrote; `uncached` is a cold start without
+ * it, as the first start after an install or a Node upgrade is. The child is a shell script so its own start-up is small and the
  * same every way. Each round runs every side once, in an order shuffled from a fixed seed: in a
  * fixed order a side always followed the same other (the cold start the relay, the warm start
  * asciinema), and its p50 moved with that neighbour's teardown by up to 15 ms.
@@ -26,7 +28,7 @@ function warmPointer(path) {
 }
 
 async function once(via, dir, n) {
-  const env = benchEnv(dir);
+  const env = benchEnv(dir, via === "uncached" ? { NODE_DISABLE_COMPILE_CACHE: "1" } : {});
   const warm = via === "warm";
   const pointer = join(dir, `${via}${n}.json`);
   if (warm) warmPointer(pointer);
@@ -34,7 +36,7 @@ async function once(via, dir, n) {
   const p = via === "node"
     ? pty.spawn(process.execPath, ["-e", "process.stdout.write('R'); process.stdin.once('data', () => process.exit(0))"], { cols: 80, rows: 24, env, encoding: null })
     // A warm one-shot run without a message would not start (exit 4): the warm run is interactive.
-    : spawnVia(warm ? "shim" : via, join(CHILDREN, "first-byte"), warm ? [] : AMP_ARGS, { env, pointer, log: join(dir, `${via}${n}.log`) });
+    : spawnVia(warm || via === "uncached" ? "shim" : via, join(CHILDREN, "first-byte"), warm ? [] : AMP_ARGS, { env, pointer, log: join(dir, `${via}${n}.log`) });
   const done = exited(p);
   const first = await new Promise((resolve) => {
     const d = p.onData(() => { d.dispose(); resolve(nowMs()); });
@@ -59,10 +61,10 @@ const stats = (s) => ({ p50: percentile(s, 50), p90: percentile(s, 90), max: Mat
 export async function startup({ runs, say }) {
   const dir = tempDir("startup");
   for (const via of VIAS.filter((v) => !available(v))) say(`  start-up: skipping ${via}: not installed (${PEERS[via].install})`);
-  const vias = [...VIAS.filter(available), "warm", "node"];
+  const vias = [...VIAS.filter(available), "warm", "uncached", "node"];
   const samples = Object.fromEntries(vias.map((via) => [via, []]));
   const problems = [];
-  await once("shim", dir, "first"); // the first start reads dist/ from disk; later ones from cache
+  await once("shim", dir, "first"); // reads dist/ from disk, and writes the code cache the others load
   const random = seeded(5);
   for (let n = 0; n < runs; n++) {
     for (const via of shuffled(vias, random)) {
@@ -79,5 +81,5 @@ export async function startup({ runs, say }) {
   const s = ms.shim;
   say(`  start-up p50 ms: ${vias.map((via) => `${via} ${ms[via].p50.toFixed(1)}`).join(", ")}`);
   return { runs, ms, bareMs: b, relayMs: ms.relay, shimMs: s, warmMs: ms.warm, nodeHelloMs: ms.node, addedP50Ms: s.p50 - b.p50, addedP90Ms: s.p90 - b.p90,
-    shimVsRelayP50Ms: overRelay("shim"), warmVsRelayP50Ms: overRelay("warm"), problems };
+    shimVsRelayP50Ms: overRelay("shim"), warmVsRelayP50Ms: overRelay("warm"), uncachedVsRelayP50Ms: overRelay("uncached"), problems };
 }
