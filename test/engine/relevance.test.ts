@@ -98,6 +98,12 @@ const LONG = [
   ...Array<string>(50).fill(REPEATED),
   `{"type":"result","session_id":"${A}"}`,
   ...Array<string>(50).fill(REPEATED),
+  // Longer than capture holds behind the next read (16 KiB), and than one control scan (64 KiB).
+  `{"type":"assistant","session_id":"${A}","text":"${"x".repeat(20_000)}"}`,
+  ...Array<string>(20).fill(REPEATED),
+  `\x1b[2J${Array<string>(1000).fill("\x1b[5;1Ha TUI row\x1b[0m\r").join("")}`,
+  `{"type":"assistant","session_id":"${B}","text":"${"y".repeat(70_000)}"}`,
+  ...Array<string>(20).fill(REPEATED.replaceAll(A, B)),
 ].join("\r\n") + "\r\n";
 
 /** `bytes` cut at random places into pieces of up to 8 KiB: many whole lines per chunk, as a PTY reads them. */
@@ -197,7 +203,7 @@ describe("skipping lines that cannot change the pin", () => {
     const skimmed = pinEvents(agents.amp, chunks, "skimmed");
     expect(skimmed.events).toEqual(full.events);
     expect(full.events.map((event) => event.split(" ").slice(1, 3).join(" "))).toEqual([
-      `captured ${A}`, `changed ${B}`, `changed ${A}`, `changed ${B}`, `changed ${C}`, `changed ${A}`, `confirmed ${A}`,
+      `captured ${A}`, `changed ${B}`, `changed ${A}`, `changed ${B}`, `changed ${C}`, `changed ${A}`, `confirmed ${A}`, `changed ${B}`,
     ]);
     expect(skimmed.skims).toBeGreaterThan(chunks.length / 2);
     expect(skimmed.read).toBeLessThan(full.read / 20);

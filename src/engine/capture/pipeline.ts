@@ -3,7 +3,7 @@ import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
-import { aroundWholeLines, skimBreaks } from "./skim.js";
+import { skimBreaks } from "./skim.js";
 import { ControlCursor } from "./control-cursor.js";
 
 /**
@@ -32,6 +32,10 @@ export interface ControlFinder {
 export type LinesFilter = (lines: string) => boolean;
 
 const OPEN_BRACE = 0x7b;
+const LF = 0x0a;
+// Longer partial lines go to the splitter, as before: a line with no LF for this long is a TUI's
+// (cursor moves break its lines), and copying it behind every piece would cost more than it saves.
+const MAX_HELD_BYTES = 16 * 1024;
 
 // Bytes that are all printable ASCII (most lines) are their own text: nothing to decode or clean.
 const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
@@ -70,6 +74,15 @@ export class Capture {
   /** Bytes pushed so far: the stream offset of the next chunk. */
   #pushed = 0;
   readonly #cursor = new ControlCursor();
+  /**
+   * With a skim: the bytes after the last LF seen, not yet given to the splitter, at the front
+   * of a buffer the next piece is copied behind. Each piece then starts where a line starts, and
+   * the skim passes over its lines up to the last LF, the line the previous piece began among
+   * them; without it that line went through the splitter in two halves, on every 4 KiB read.
+   * Held only while the splitter is idle, so nothing is held twice.
+   */
+  #held: Buffer | undefined;
+  #heldLength = 0;
 
   constructor(options: CaptureOptions = {}) {
     this.#splitter = new LineSplitter(options.maxLineBytes);
@@ -86,6 +99,7 @@ export class Capture {
       return;
     }
     if (typeof chunk === "string") {
+      this.#release(onLine);
       const bytes = asBytes(chunk);
       this.#pushed += bytes.length;
       this.#cursor.unscanned(this.#pushed);
@@ -99,32 +113,66 @@ export class Capture {
         this.#cursor.piece(controls.scan(piece), this.#pushed);
         this.#deliver(this.#splitter.push(piece), onLine);
       } else {
+        if (this.#heldLength + piece.length > controls.maxBytes) this.#release(onLine);
+        const start = this.#pushed - this.#heldLength;
+        const bytes = this.#behindHeld(piece);
         // One scan serves both: the skim's events hold the controls.
-        const events = controls.events(piece);
-        this.#cursor.piece(events, this.#pushed, piece);
-        this.#skimmed(piece, events, skim, onLine);
+        const events = controls.events(bytes);
+        this.#cursor.piece(events, start, bytes);
+        this.#skimmed(bytes, events, skim, onLine);
       }
       this.#pushed += piece.length;
       this.#cursor.endPiece();
     }
   }
 
+  /** The piece as bytes, behind the held ones when there are some (`#held` is then both). */
+  #behindHeld(piece: Uint8Array): Buffer {
+    const held = this.#heldLength;
+    if (held === 0) return Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    const buffer = this.#held as Buffer;
+    buffer.set(piece, held);
+    this.#heldLength = 0;
+    return buffer.subarray(0, held + piece.length);
+  }
+
   /**
-   * Delivers the piece's lines up to its first LF, passes over the whole lines after them up to
-   * its last LF when the skim allows (delivers them otherwise), then takes the rest.
+   * Delivers the lines up to the first LF when the splitter holds the start of one, passes over
+   * the whole lines after them up to the last LF when the skim allows (delivers them otherwise),
+   * and holds the rest while the splitter is idle (gives it to the splitter otherwise).
    */
-  #skimmed(piece: Uint8Array, events: ArrayLike<number>, skim: LinesFilter, onLine: (line: Line) => void): void {
-    const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+  #skimmed(bytes: Buffer, events: ArrayLike<number>, skim: LinesFilter, onLine: (line: Line) => void): void {
     const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
-    aroundWholeLines(bytes, split, (first, last) => {
+    const first = this.#splitter.idle ? 0 : bytes.indexOf(LF) + 1;
+    const last = bytes.lastIndexOf(LF) + 1;
+    if (first > 0) split(0, first);
+    if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
       const lines = bytes.toString("latin1", first, last);
       if (breaks !== undefined && skim(lines)) this.#splitter.skip(last - first, breaks);
       else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
-    });
+    }
+    const rest = Math.max(first, last);
+    if (rest === bytes.length) return;
+    if (!this.#splitter.idle || bytes.length - rest > MAX_HELD_BYTES) {
+      split(rest, bytes.length);
+      return;
+    }
+    this.#held ??= Buffer.allocUnsafe(this.#controls?.maxBytes ?? 0);
+    bytes.copy(this.#held, 0, rest);
+    this.#heldLength = bytes.length - rest;
+  }
+
+  /** The held bytes go to the splitter: what comes next is not copied behind them. */
+  #release(onLine: (line: Line) => void): void {
+    if (this.#heldLength === 0) return;
+    const held = (this.#held as Buffer).toString("latin1", 0, this.#heldLength);
+    this.#heldLength = 0;
+    this.#deliver(this.#splitter.push(held, "latin1"), onLine);
   }
 
   end(onLine: (line: Line) => void): void {
+    this.#release(onLine);
     this.#deliver(this.#splitter.end(), onLine);
     this.#each(this.#wrapped.flush(), onLine);
   }
