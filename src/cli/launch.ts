@@ -50,10 +50,20 @@ function cachePath(code: string, env: NodeJS.ProcessEnv): CacheFile | undefined 
   if (env["NODE_DISABLE_COMPILE_CACHE"] || !code.startsWith(BUNDLE_MARK)) return undefined;
   const hash = code.slice(BUNDLE_MARK.length, code.indexOf("\n"));
   if (!/^[0-9a-f]{16,64}$/.test(hash)) return undefined;
-  const base = env["XDG_CACHE_HOME"] || join(homedir(), ".cache");
+  const base = env["XDG_CACHE_HOME"] || homeCache();
+  if (base === undefined) return undefined;
   const dir = join(base, "sessionpin");
   const prefix = `${hash}-`;
   return { dir, file: join(dir, `${prefix}${process.version}-${process.arch}${SUFFIX}`), prefix };
+}
+
+// No HOME and no passwd entry for the user (a container run with an arbitrary uid): no cache.
+function homeCache(): string | undefined {
+  try {
+    return join(homedir(), ".cache");
+  } catch {
+    return undefined;
+  }
 }
 
 function readOrNothing(file: string): Buffer | undefined {

@@ -93,6 +93,21 @@ it("runs as before when the cache folder cannot be made", () => {
   expect(readFileSync(cacheHome, "utf8")).toBe("a file where the cache folder would go");
 });
 
+// os.homedir() throws for a user with no HOME and no passwd entry; only root can start one here.
+it.skipIf(process.getuid?.() !== 0)("runs as before for a user with no home folder (no HOME, no passwd entry): no cache", () => {
+  const result = spawnSync(process.execPath, [CLI, "--version"], {
+    cwd: dir,
+    env: { PATH: process.env["PATH"] },
+    uid: 54_321,
+    gid: 54_321,
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  expect(result.stderr).toBe("");
+  expect(result.stdout).toBe(`sessionpin ${PACKAGE.version}\n`);
+  expect(result.status).toBe(0);
+});
+
 it("runs the bundle in strict mode, as its ES module sources ran", () => {
   // A line before "use strict" (a banner) would make it an expression, and the bundle sloppy.
   expect(readFileSync(BUNDLE, "utf8").split("\n", 2)[1]).toMatch(/^"use strict";/);
