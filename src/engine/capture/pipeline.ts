@@ -81,7 +81,7 @@ export class Capture {
    * them; without it that line went through the splitter in two halves, on every 4 KiB read.
    * Held only while the splitter is idle, so nothing is held twice.
    */
-  #held: Buffer | undefined;
+  readonly #held: Buffer | undefined;
   #heldLength = 0;
 
   constructor(options: CaptureOptions = {}) {
@@ -90,6 +90,8 @@ export class Capture {
     this.#wrapped = new WrappedJson(options.width);
     this.#controls = options.wanted === undefined ? undefined : options.controls;
     this.#skim = this.#controls === undefined ? undefined : options.skim;
+    // Held bytes and the piece behind them fit one scan (push releases them first otherwise).
+    this.#held = this.#controls === undefined || this.#skim === undefined ? undefined : Buffer.allocUnsafe(this.#controls.maxBytes);
   }
 
   push(chunk: Uint8Array | string, onLine: (line: Line) => void): void {
@@ -158,8 +160,7 @@ export class Capture {
       split(rest, bytes.length);
       return;
     }
-    this.#held ??= Buffer.allocUnsafe(this.#controls?.maxBytes ?? 0);
-    bytes.copy(this.#held, 0, rest);
+    bytes.copy(this.#held as Buffer, 0, rest);
     this.#heldLength = bytes.length - rest;
   }
 
