@@ -12,7 +12,7 @@
  * (Node's own switch for its cache) turns it off. A cache that cannot be read or written only
  * costs the time it would have saved: nothing is printed, nothing fails.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ const SUFFIX = ".v8";
 const bundle = fileURLToPath(new URL("./cli.js", import.meta.url));
 const source = readFileSync(bundle, "utf8");
 const cache = cachePath(source, process.env);
-const cachedData = cache === undefined ? undefined : readOrNothing(cache.file);
+const cachedData = cache === undefined ? undefined : readOwn(cache.file);
 // The bundle's code runs as CommonJS does: a function of these five, its first line a comment.
 const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
   filename: bundle,
@@ -53,6 +53,7 @@ function cachePath(code: string, env: NodeJS.ProcessEnv): CacheFile | undefined 
   const base = env["XDG_CACHE_HOME"] || homeCache();
   if (base === undefined) return undefined;
   const dir = join(base, "sessionpin");
+  if (!ownedPrivately(dir)) return undefined;
   const prefix = `${hash}-`;
   return { dir, file: join(dir, `${prefix}${process.version}-${process.arch}${SUFFIX}`), prefix };
 }
@@ -66,11 +67,32 @@ function homeCache(): string | undefined {
   }
 }
 
-function readOrNothing(file: string): Buffer | undefined {
+/**
+ * V8 runs what a cache holds, so only a folder no one else can write to is used: it is ours
+ * (mkdirSync makes it 0700), or missing. A shared XDG_CACHE_HOME cannot hand us code.
+ */
+function ownedPrivately(dir: string): boolean {
   try {
-    return readFileSync(file);
+    const stat = lstatSync(dir);
+    return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
+
+/** The cache file when it is a regular file of ours, else nothing. */
+function readOwn(file: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.uid !== process.getuid?.()) return undefined;
+    const data = Buffer.allocUnsafe(stat.size);
+    return readSync(fd, data, 0, stat.size, 0) === stat.size ? data : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -5,7 +5,7 @@
  * V8 took it: the file is left as it was.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -79,6 +79,20 @@ it("drops the caches of other builds when it writes its own, and nothing else in
   writeFileSync(join(folder, "notes.txt"), "not ours to remove");
   version();
   expect(readdirSync(folder).sort()).toEqual([expectedName(), "notes.txt"].sort());
+});
+
+it("neither takes nor writes a cache in a folder others can write to: a cache is code V8 runs", () => {
+  const folder = join(cacheHome, "sessionpin");
+  version();
+  const file = join(folder, expectedName());
+  chmodSync(folder, 0o777);
+  const planted = Buffer.alloc(statSync(file).size, 7);
+  writeFileSync(file, planted);
+  const before = statSync(file);
+  version();
+  // In a folder of its own a damaged cache is written again (above); here it is not touched.
+  expect(readFileSync(file).equals(planted)).toBe(true);
+  expect([statSync(file).ino, statSync(file).mtimeMs]).toEqual([before.ino, before.mtimeMs]);
 });
 
 it("writes nothing with NODE_DISABLE_COMPILE_CACHE set, and runs as before", () => {
