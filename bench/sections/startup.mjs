@@ -5,8 +5,8 @@
  * reads and checks a pointer holding an Amp thread and starts `threads continue <id>` (what a
  * restarted workspace does). Those two load the CLI from its code cache (src/cli/launch.ts, here
  * in the bench's temp folder), which the first start wrote; `uncached` is a cold start without
- * it, as the first start after an install or a Node upgrade is. The child is a shell script so its own start-up is small and the
- * same every way. Each round runs every side once, in an order shuffled from a fixed seed: in a
+ * it, as the first start after an install or a Node upgrade is. The child is a shell script so
+ * its own start-up is small and the same every way. Each round runs every side once, in an order shuffled from a fixed seed: in a
  * fixed order a side always followed the same other (the cold start the relay, the warm start
  * asciinema), and its p50 moved with that neighbour's teardown by up to 15 ms.
  */
