@@ -18,6 +18,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import { tempPathFor } from "../pointer/atomic.js";
+import { removeLeftoverTemps } from "../pointer/store.js";
 
 // The bundle's first line: its hash, as scripts/bundle.mjs writes it. V8 checks a cache against
 // the source's length, not its bytes, so each build's cache needs a name of its own.
@@ -100,9 +102,10 @@ function readOwn(file: string): Buffer | undefined {
 function save(cache: CacheFile, data: () => Buffer): void {
   try {
     mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
-    const temp = `${cache.file}.${process.pid}.tmp`;
-    writeFileSync(temp, data(), { mode: 0o600 });
+    const temp = tempPathFor(cache.file);
+    writeFileSync(temp, data(), { mode: 0o600, flag: "wx" });
     renameSync(temp, cache.file);
+    removeLeftoverTemps(cache.file);
     for (const name of readdirSync(cache.dir)) {
       if (name.endsWith(SUFFIX) && !name.startsWith(cache.prefix)) rmSync(join(cache.dir, name), { force: true });
     }

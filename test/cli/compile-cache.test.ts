@@ -81,6 +81,17 @@ it("drops the caches of other builds when it writes its own, and nothing else in
   expect(readdirSync(folder).sort()).toEqual([expectedName(), "notes.txt"].sort());
 });
 
+it("removes a cache's temp file that a writer killed mid-write left, when it writes the cache", () => {
+  const folder = join(cacheHome, "sessionpin");
+  version();
+  rmSync(join(folder, expectedName()));
+  const dead = spawnSync("true").pid;
+  const leftover = `.${expectedName()}.${dead}.0123456789ab.tmp`;
+  writeFileSync(join(folder, leftover), "half a cache");
+  version();
+  expect(readdirSync(folder)).toEqual([expectedName()]);
+});
+
 it("neither takes nor writes a cache in a folder others can write to: a cache is code V8 runs", () => {
   const folder = join(cacheHome, "sessionpin");
   version();
