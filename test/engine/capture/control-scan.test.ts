@@ -47,11 +47,11 @@ describe("ControlScan", () => {
     }
   });
 
-  it("each byte value on its own, at every position of a 16-byte lane", () => {
+  it("each byte value on its own, at every position of the 64 bytes one turn of the loop reads", () => {
     const scan = new ControlScan();
     for (let value = 0; value < 256; value++) {
-      for (let at = 0; at < 40; at++) {
-        const bytes = Buffer.alloc(40, 0x41);
+      for (let at = 0; at < 140; at++) {
+        const bytes = Buffer.alloc(140, 0x41);
         bytes[at] = value;
         expect([...scan.scan(bytes)]).toEqual(expected(bytes));
         expect([...scan.events(bytes)]).toEqual(expectedEvents(bytes));
@@ -62,7 +62,7 @@ describe("ControlScan", () => {
   it("never reports bytes past the chunk, whatever an earlier, longer chunk left there", () => {
     const scan = new ControlScan();
     expect(scan.scan(Buffer.alloc(CONTROL_SCAN_BYTES, 0x1b))).toHaveLength(CONTROL_SCAN_BYTES);
-    for (const length of [0, 1, 15, 16, 17, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
+    for (const length of [0, 1, 15, 16, 17, 63, 64, 65, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
   });
 
   it("refuses a chunk longer than one scan takes", () => {
