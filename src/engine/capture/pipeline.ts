@@ -16,7 +16,7 @@ export type LineFilter = (bytes: string, mayHaveControls: boolean) => boolean;
 /**
  * Finds, in a chunk of at most `maxBytes`, the offsets of every byte that could make a line need
  * cleaning (controls but tab and LF, DEL, 0xc2), in order: ./control-scan.ts does it
- * 16 bytes at a time in WebAssembly. The result may be a view that the next call overwrites.
+ * 64 bytes a turn in WebAssembly. The result may be a view that the next call overwrites.
  */
 export interface ControlFinder {
   readonly maxBytes: number;
