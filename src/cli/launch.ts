@@ -12,7 +12,7 @@
  * (Node's own switch for its cache) turns it off. A cache that cannot be read or written only
  * costs the time it would have saved: nothing is printed, nothing fails.
  */
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -82,15 +82,17 @@ function ownedPrivately(dir: string): boolean {
   }
 }
 
-/** The cache file when it is a regular file of ours, else nothing. */
+/**
+ * The cache file when it is a regular file of ours, else nothing. Opened as the pointer is
+ * (pointer/store.ts): not through a link, and without blocking, so a FIFO put there cannot hang
+ * the start.
+ */
 function readOwn(file: string): Buffer | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, "r");
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.uid !== process.getuid?.()) return undefined;
-    const data = Buffer.allocUnsafe(stat.size);
-    return readSync(fd, data, 0, stat.size, 0) === stat.size ? data : undefined;
+    return stat.isFile() && stat.uid === process.getuid?.() ? readFileSync(fd) : undefined;
   } catch {
     return undefined;
   } finally {

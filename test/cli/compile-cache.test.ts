@@ -106,6 +106,17 @@ it("neither takes nor writes a cache in a folder others can write to: a cache is
   expect([statSync(file).ino, statSync(file).mtimeMs]).toEqual([before.ino, before.mtimeMs]);
 });
 
+it("is not held up by a FIFO where the cache file goes, and puts a cache in its place", () => {
+  const folder = join(cacheHome, "sessionpin");
+  version();
+  const file = join(folder, expectedName());
+  rmSync(file);
+  expect(spawnSync("mkfifo", [file]).status).toBe(0);
+  // Opened for reading as a plain file would be, a FIFO waits for a writer: `version` times out.
+  version();
+  expect(statSync(file).isFile()).toBe(true);
+});
+
 it("writes nothing with NODE_DISABLE_COMPILE_CACHE set, and runs as before", () => {
   version({ NODE_DISABLE_COMPILE_CACHE: "1" });
   expect(() => readdirSync(cacheHome)).toThrow(/ENOENT/);
