@@ -32,7 +32,9 @@ const USAGE = `Usage: npm run bench [-- options]
   --mb N               throughput: MB the child writes (default 256)
   --record-mb N        throughput: MB of the recording runs, run --record and asciinema rec (default 64)
   --reps N             throughput and replay: runs per side (default 3)
-  --keys N             latency: keystrokes per side (default 2000)
+  --pairs N            throughput: rounds of relay and shim back to back (default 9; the first
+                       --reps of them run every side), the target's ratio is their median
+  --keys N             latency: keystrokes per side (default 6000)
   --durable-runs N     capture-to-durable: runs (default 50)
   --replay-mb N        replay: transcript size in MB (default 1024)
   --profile-mb N       replay: transcript size of the node --cpu-prof run, 0 = none (default 128)
@@ -47,7 +49,7 @@ const USAGE = `Usage: npm run bench [-- options]
 const { values: o } = parseArgs({
   options: {
     stress: { type: "boolean" }, only: { type: "string" }, quick: { type: "boolean" }, help: { type: "boolean", short: "h" },
-    mb: { type: "string" }, "record-mb": { type: "string" }, reps: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
+    mb: { type: "string" }, "record-mb": { type: "string" }, reps: { type: "string" }, pairs: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
     "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" },
     kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" }, load: { type: "string" }, "wait-quiet": { type: "string" },
   },
@@ -62,7 +64,7 @@ const num = (name, full, quick) => {
   return v;
 };
 const settings = {
-  mb: num("mb", 256, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), keys: num("keys", 2000, 200), durableRuns: num("durable-runs", 50, 5),
+  mb: num("mb", 256, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), pairs: num("pairs", 9, 2), keys: num("keys", 6000, 200), durableRuns: num("durable-runs", 50, 5),
   replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
@@ -99,7 +101,7 @@ if (machine.loadAverageAtStart[0] > machine.cores / 2) {
 // Profiles are taken in the quiet pass only: they time nothing, and the two passes must stay
 // within 10 minutes.
 const runners = {
-  throughput: (pass) => throughput({ mb: settings.mb, recordMB: settings.recordMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileRunMB : 0, say }),
+  throughput: (pass) => throughput({ mb: settings.mb, recordMB: settings.recordMB, reps: settings.reps, pairs: settings.pairs, profileMB: pass === "quiet" ? settings.profileRunMB : 0, say }),
   latency: () => latency({ keys: settings.keys, say }),
   durable: () => durable({ runs: settings.durableRuns, say }),
   // jq (8 s a run on 1 GB) is a reference: the quiet pass has it.

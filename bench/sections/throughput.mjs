@@ -51,7 +51,13 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
   return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status, cpuSeconds, recordBytes };
 }
 
-export async function throughput({ mb, recordMB: recordSize = mb, reps, profileMB, say }) {
+/**
+ * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay and the shim.
+ * The target's figure is the median of each round's shim / relay: a slow spell of the machine
+ * slows both runs of a round, and 3 runs a side moved the ratio of medians by a tenth between runs
+ * of one build.
+ */
+export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = reps, profileMB, say }) {
   const bytes = mb * 1024 * 1024;
   // asciinema rec takes 15-20 s for 256 MB here: the recording sides get a flood of their own size.
   const recordBytes = recordSize * 1024 * 1024;
@@ -67,9 +73,11 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, profileM
   const recordMB = {};
   const problems = [];
   const notes = [];
-  for (let r = 0; r < reps; r++) {
+  const rounds = Math.max(reps, pairs);
+  for (let r = 0; r < rounds; r++) {
+    const round = r < reps ? sides : ["relay", "shim"];
     // Alternating, so drift on a noisy machine hits every side alike.
-    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+    for (const side of r % 2 === 0 ? round : [...round].reverse()) {
       const rec = SIDES[side].rec === true;
       const res = await once(side, rec ? recordBytes : bytes, dir, `${side}${r}`);
       const want = rec && expectedRecord !== undefined ? expectedRecord : expected;
@@ -88,6 +96,8 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, profileM
     }
   }
   const mbps = Object.fromEntries(sides.map((side) => [side, median(runs[side])]));
+  const pairRatios = runs.shim.map((rate, r) => rate / runs.relay[r]);
+  const pairCpuAdded = cpu.shim.map((seconds, r) => seconds - cpu.relay[r]);
   const cpuPerGB = Object.fromEntries(sides.filter((side) => cpu[side].length > 0).map((side) => [side, median(cpu[side])]));
   let profile;
   if (profileMB > 0) {
@@ -100,10 +110,10 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, profileM
     profile = { sizeMB: profileMB, seconds: res.seconds, top };
   }
   return {
-    sizeMB: mb, recordSizeMB: recordSize, reps, sides, mbps, cpuPerGB, recordMB,
+    sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded,
     // Kept under their old names too: older results and the README's history read these.
     bareMBps: mbps.bare, relayMBps: mbps.relay, shimMBps: mbps.shim, ratio: mbps.shim / mbps.bare, relayRatio: mbps.relay / mbps.bare,
-    vsRelay: mbps.shim / mbps.relay,
+    vsRelay: median(pairRatios), cpuAddedPerGB: median(pairCpuAdded),
     runs, cpu, expectedSha256: expected.sha256, hashMatch: problems.length === 0, problems, notes, ...(profile ? { profile } : {}),
   };
 }
