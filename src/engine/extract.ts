@@ -38,8 +38,8 @@ export class Extractor {
   }
 
   /** The same for whole lines at once (skim.ts found their shapes plain): false when none could. */
-  mayChangeAny(lines: string): boolean {
-    return this.#linesRelevance(lines, this.tracker.current) === MAY_CHANGE;
+  mayChangeAny(lines: string, holds: (value: string) => boolean): boolean {
+    return this.#linesRelevance(lines, this.tracker.current, holds) === MAY_CHANGE;
   }
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {

@@ -8,9 +8,10 @@ import type { Pinned } from "./tracker.js";
  * object). False only when every line's answer would be false: each field name there is followed
  * by `:"<pinned ID>"`, no JSON escape is anywhere, and a provisional pin sees none of its
  * confirming rules' values complete. A few searches over the whole string instead of a few per line.
- * The answer: MAY_CHANGE, or whether some line names the pin (NAMES_PIN) or none does (SILENT).
+ * `holds(value)`: whether the lines hold a confirming value (ControlScan.includes over their
+ * bytes). The answer: MAY_CHANGE, or whether some line names the pin (NAMES_PIN) or none does (SILENT).
  */
-export type LinesRelevance = (lines: string, pinned: Pinned | undefined) => LinesVerdict;
+export type LinesRelevance = (lines: string, pinned: Pinned | undefined, holds: (value: string) => boolean) => LinesVerdict;
 
 export const MAY_CHANGE = 0;
 export const NAMES_PIN = 1;
@@ -20,12 +21,12 @@ export type LinesVerdict = typeof MAY_CHANGE | typeof NAMES_PIN | typeof SILENT;
 export function linesRelevance({ json, textRules }: RelevanceRules): LinesRelevance {
   if (textRules > 0) return () => MAY_CHANGE;
   const keys = fieldNames(json).map((name) => new Needle(asBytes(JSON.stringify(name))));
-  const confirming = confirmingValues(json).map((when) => when.map((allowed) => allowed.map((value) => new Needle(value))));
+  const confirming = confirmingValues(json);
   let id: string | undefined;
   // Undefined for an ID JSON escapes, which could be written more than one way: only a parse of
   // each line tells what it says.
   let named: Array<{ key: Needle; pinned: string }> | undefined;
-  return (lines, pinned) => {
+  return (lines, pinned, holds) => {
     if (pinned === undefined) return MAY_CHANGE;
     if (pinned.id !== id) {
       id = pinned.id;
@@ -41,7 +42,7 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
         names = true;
       }
     }
-    if (pinned.state === "provisional" && mayConfirm(confirming, (value) => value.find(lines, 0) !== -1)) return MAY_CHANGE;
+    if (pinned.state === "provisional" && mayConfirm(confirming, holds)) return MAY_CHANGE;
     return names ? NAMES_PIN : SILENT;
   };
 }
@@ -58,9 +59,10 @@ const rank = (code: number): number => {
 };
 
 /**
- * A string searched for by its tail from its least common character: `"session_id"` by `_id"`,
- * `"result"` by `ult"`. JavaScript's search stops at each place the first character it looks for
- * occurs; `"` is on every few bytes of JSON, `_` seldom.
+ * A field name searched for by its tail from its least common character: `"session_id"` by
+ * `_id"`. JavaScript's search stops at each place the first character it looks for occurs; `"` is
+ * on every few bytes of JSON, `_` seldom. A value of common letters only (`"result"`, by `ult"`:
+ * every "u" of the text) costs more this way than `holds` does.
  */
 class Needle {
   readonly #anchor: string;

@@ -96,7 +96,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     ...(o.trace !== undefined ? {} : {
       wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
       controls: new ControlScan(),
-      skim: (lines: string) => !everyLine && !extractor.mayChangeAny(lines),
+      skim: (lines, holds) => !everyLine && !extractor.mayChangeAny(lines, holds),
     }),
   });
   const onLine = (line: Line): void => {

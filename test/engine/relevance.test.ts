@@ -128,8 +128,8 @@ const scanner = new ControlScan();
 function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned" | "skimmed"): { events: string[]; read: number; lines: string[]; skims: number } {
   const extractor = new Extractor(plugin, undefined, 67);
   let skims = 0;
-  const skim = (lines: string): boolean => {
-    const quiet = !extractor.mayChangeAny(lines);
+  const skim = (lines: string, holds: (value: string) => boolean): boolean => {
+    const quiet = !extractor.mayChangeAny(lines, holds);
     if (quiet) skims++;
     return quiet;
   };

@@ -23,13 +23,16 @@ export interface ControlFinder {
   scan(chunk: Uint8Array): ArrayLike<number>;
   /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
   events(chunk: Uint8Array): ArrayLike<number>;
+  /** Whether bytes [from, to) of the chunk `events` took last hold `needle` (latin1). */
+  includes(needle: string, from: number, to: number): boolean;
 }
 
 /**
  * Asked of whole lines (their bytes as one latin1 string) whose shapes need no line of their own
- * (skim.ts): true when `wanted` would turn down every one of them, as things stand now.
+ * (skim.ts): true when `wanted` would turn down every one of them, as things stand now. `holds`
+ * answers `lines.includes(needle)` from the bytes, faster for a needle of common characters.
  */
-export type LinesFilter = (lines: string) => boolean;
+export type LinesFilter = (lines: string, holds: (needle: string) => boolean) => boolean;
 
 const OPEN_BRACE = 0x7b;
 const LF = 0x0a;
@@ -74,6 +77,10 @@ export class Capture {
   /** Bytes pushed so far: the stream offset of the next chunk. */
   #pushed = 0;
   readonly #cursor = new ControlCursor();
+  /** The lines the skim is asked about: where they are in the bytes `events` took last. */
+  #skimFrom = 0;
+  #skimTo = 0;
+  readonly #holds = (needle: string): boolean => (this.#controls as ControlFinder).includes(needle, this.#skimFrom, this.#skimTo);
   /**
    * With a skim: the bytes after the last LF seen, not yet given to the splitter, at the front
    * of a buffer the next piece is copied behind. Each piece then starts where a line starts, and
@@ -151,7 +158,9 @@ export class Capture {
     if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
       const lines = bytes.toString("latin1", first, last);
-      if (breaks !== undefined && skim(lines)) this.#splitter.skip(last - first, breaks);
+      this.#skimFrom = first;
+      this.#skimTo = last;
+      if (breaks !== undefined && skim(lines, this.#holds)) this.#splitter.skip(last - first, breaks);
       else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
     }
     const rest = Math.max(first, last);

@@ -65,6 +65,41 @@ describe("ControlScan", () => {
     for (const length of [0, 1, 15, 16, 17, 63, 64, 65, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
   });
 
+  it("includes: finds a needle in a span of the chunk exactly when the span's string includes it", () => {
+    const random = seeded(11);
+    const scan = new ControlScan();
+    // Few byte values, so that needles occur and near misses (two of the three bytes looked for) abound.
+    const ALPHABET = Buffer.from('"result: {}\n\xe9', "latin1");
+    const pick = (length: number): Buffer => Buffer.from(Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)] ?? 0x20));
+    for (let trial = 0; trial < 4000; trial++) {
+      const needleLength = trial % 10 === 0 ? 1 + Math.floor(random() * 300) : 1 + Math.floor(random() * 9);
+      const needle = trial % 3 === 0 ? '"result"' : pick(needleLength).toString("latin1");
+      const length = Math.floor(random() * 600);
+      const bytes = pick(length);
+      for (let k = Math.floor(random() * 3); k > 0; k--) bytes.write(needle, Math.floor(random() * length), "latin1");
+      // What an earlier chunk left after this one's end must never count.
+      Buffer.concat([bytes, Buffer.from(needle.repeat(20), "latin1")]).copy(scan.input);
+      scan.events(bytes);
+      const from = Math.floor(random() * (length + 1));
+      const to = from + Math.floor(random() * (length - from + 1));
+      expect(scan.includes(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(bytes.toString("latin1", from, to).includes(needle));
+    }
+  });
+
+  it("includes: a needle at every place of a turn, ending at the span's end or one byte past it", () => {
+    const scan = new ControlScan();
+    const needle = '"result"';
+    for (let at = 0; at < 40; at++) {
+      const bytes = Buffer.alloc(64, 0x41);
+      bytes.write(needle, at, "latin1");
+      scan.events(bytes);
+      expect(scan.includes(needle, 0, 64)).toBe(true);
+      expect(scan.includes(needle, at, at + needle.length)).toBe(true);
+      expect(scan.includes(needle, at, at + needle.length - 1)).toBe(false);
+      expect(scan.includes(needle, at + 1, 64)).toBe(false);
+    }
+  });
+
   it("refuses a chunk longer than one scan takes", () => {
     expect(() => new ControlScan().scan(Buffer.alloc(CONTROL_SCAN_BYTES + 1))).toThrow(RangeError);
   });
