@@ -262,10 +262,8 @@ export class ControlScan {
   includes(needle: string, from: number, to: number): boolean {
     const length = needle.length;
     const last = to - length;
-    if (length < 3) {
-      const at = this.input.indexOf(needle, from, "latin1");
-      return at !== -1 && at <= last;
-    }
+    // Bounded at `to`: an absent needle must not send the search through the stale bytes after it.
+    if (length < 3) return this.input.subarray(0, to).indexOf(needle, from, "latin1") !== -1;
     // Inside a JSON string's quotes where there is room: `"` and `r` and `t` of `"result"`.
     const d = Math.min(length < 4 ? 2 : length - 2, MAX_FIND_DISTANCE);
     const bytes = needle.charCodeAt(0) | (needle.charCodeAt(1) << 8) | (needle.charCodeAt(d) << 16) | (d << 24);
