@@ -1,4 +1,5 @@
 import type { Line } from "./capture/line.js";
+import type { LinesBytes } from "./capture/pipeline.js";
 import { findOnLine, judge, type RowBefore, type Verdict } from "./match.js";
 import { relevance, relevanceRules, type Relevance } from "./relevance.js";
 import { linesRelevance, MAY_CHANGE, type LinesRelevance } from "./relevance-lines.js";
@@ -38,8 +39,8 @@ export class Extractor {
   }
 
   /** The same for whole lines at once (skim.ts found their shapes plain): false when none could. */
-  mayChangeAny(lines: string, holds: (value: string) => boolean): boolean {
-    return this.#linesRelevance(lines, this.tracker.current, holds) === MAY_CHANGE;
+  mayChangeAny(lines: LinesBytes): boolean {
+    return this.#linesRelevance(lines, this.tracker.current) === MAY_CHANGE;
   }
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {

@@ -96,7 +96,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     ...(o.trace !== undefined ? {} : {
       wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
       controls: new ControlScan(),
-      skim: (lines, holds) => !everyLine && !extractor.mayChangeAny(lines, holds),
+      skim: (lines) => !everyLine && !extractor.mayChangeAny(lines),
     }),
   });
   const onLine = (line: Line): void => {

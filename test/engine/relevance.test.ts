@@ -5,7 +5,7 @@ import { definePlugin } from "../../src/agents/declarative.js";
 import { Extractor } from "../../src/engine/extract.js";
 import { agents } from "../../src/agents/registry.js";
 import type { AgentPlugin } from "../../src/agents/types.js";
-import { Capture } from "../../src/engine/capture/pipeline.js";
+import { Capture, type LinesBytes } from "../../src/engine/capture/pipeline.js";
 import { ControlScan } from "../../src/engine/capture/control-scan.js";
 import { randomChunks, seeded } from "../helpers/random.js";
 
@@ -128,8 +128,8 @@ const scanner = new ControlScan();
 function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned" | "skimmed"): { events: string[]; read: number; lines: string[]; skims: number } {
   const extractor = new Extractor(plugin, undefined, 67);
   let skims = 0;
-  const skim = (lines: string, holds: (value: string) => boolean): boolean => {
-    const quiet = !extractor.mayChangeAny(lines, holds);
+  const skim = (lines: LinesBytes): boolean => {
+    const quiet = !extractor.mayChangeAny(lines);
     if (quiet) skims++;
     return quiet;
   };

@@ -10,14 +10,14 @@
 const INPUT_BYTES = 64 * 1024;
 // The last loads of a chunk read up to 63 bytes past it: here, set to bytes the scan never finds.
 const PAD_BYTES = 64;
-// `find` loads 16 bytes from its third byte's place: at most this far past a chunk's end, inside
-// the memory (the offsets `scan` writes come next). What it finds there is checked, never taken.
-const MAX_FIND_DISTANCE = 255;
 const OUTPUT_AT = INPUT_BYTES + PAD_BYTES;
 // Where `events` writes its offsets: every byte of a chunk may be one, 4 bytes each.
 const EVENTS_AT = OUTPUT_AT + 4 * INPUT_BYTES;
+// Where `count` finds its needles: each written once, while they fit (a new pinned ID makes new ones).
+const NEEDLES_AT = EVENTS_AT + 4 * INPUT_BYTES;
+const NEEDLE_BYTES = 16 * 1024;
 const PAGE_BYTES = 64 * 1024;
-const PAGES = Math.ceil((EVENTS_AT + 4 * INPUT_BYTES) / PAGE_BYTES);
+const PAGES = Math.ceil((NEEDLES_AT + NEEDLE_BYTES) / PAGE_BYTES);
 
 // The module, written out by hand (it is ~1.6 KB; a WAT toolchain would be a dependency for
 // two functions). Their text form:
@@ -49,33 +49,50 @@ const PAGES = Math.ceil((EVENTS_AT + 4 * INPUT_BYTES) / PAGE_BYTES);
 // replay transcript, 0.19 CPU s/GB, where one vector a turn (and `events` as `scan` plus two
 // compares) took 0.33.
 //
-// A third function finds where three bytes of a needle stand, 16 places a turn; `includes` checks
-// each such place against the whole needle:
+// A third function counts the places a needle (written into the memory once, at $needle) starts
+// at in a span: it finds where three of its bytes stand, 16 places a turn, and compares each such
+// place with the whole needle:
 //
-// (func (export "find") (param $i i32) (param $end i32) (param $p i32) (result i32)
-//   ;; $p: the bytes looked for at +0, +1 and +d, and d, one in each byte
-//   (local $d i32) (local $found i32) (local $a v128) (local $b v128) (local $c v128)
-//   (local.set $a (i8x16.splat $p)) (local.set $b (i8x16.splat (i32.shr_u $p 8)))
-//   (local.set $c (i8x16.splat (i32.shr_u $p 16))) (local.set $d (i32.shr_u $p 24))
+// (func (export "count") (param $i i32) (param $end i32) (param $needle i32) (param $length i32)
+//   (result i32) ;; $end: one past the last place the needle can start at; $length >= 2
+//   (local $n i32) (local $found i32) (local $at i32) (local $k i32) (local $d i32)
+//   (local $a v128) (local $b v128) (local $c v128)
+//   (local.set $d (i32.sub $length 2))
+//   ;; its first byte, its second, and the one before its last (inside a JSON string's quotes)
+//   (local.set $a (i8x16.splat (i32.load8_u $needle)))
+//   (local.set $b (i8x16.splat (i32.load8_u offset=1 $needle)))
+//   (local.set $c (i8x16.splat (i32.load8_u (i32.add $needle $d))))
 //   (block $done (loop $next
 //     (br_if $done (i32.ge_u $i $end))
 //     (local.set $found (i8x16.bitmask (v128.and (v128.and
 //       (i8x16.eq (v128.load $i) $a) (i8x16.eq (v128.load offset=1 $i) $b))
 //       (i8x16.eq (v128.load (i32.add $i $d)) $c))))
-//     (if $found (then (return (i32.add $i (i32.ctz $found)))))
+//     (block $places (loop $place
+//       (br_if $places (i32.eqz $found))
+//       (local.set $at (i32.add $i (i32.ctz $found)))
+//       (local.set $found (i32.and $found (i32.sub $found 1)))
+//       (br_if $places (i32.ge_u $at $end))
+//       (local.set $k (i32.const 0))
+//       (block $differs (loop $byte
+//         (br_if $differs (i32.ge_u $k $length))
+//         (br_if $differs (i32.ne (i32.load8_u (i32.add $at $k)) (i32.load8_u (i32.add $needle $k))))
+//         (local.set $k (i32.add $k 1))
+//         (br $byte)))
+//       (local.set $n (i32.add $n (i32.eq $k $length)))
+//       (br $place)))
 //     (local.set $i (i32.add $i 16))
 //     (br $next)))
-//   -1)
+//   $n)
 //
-// A search of the latin1 string for `"result"` (what confirms a provisional Amp pin) stops at
-// every "u" of the text: 0.4 CPU s/GB of `run`'s capture. Its `"`, `r` and `t` together, 6 bytes
-// apart, are seldom found in agent output.
+// Searches of the lines' latin1 string stop at every place of the first character they look for:
+// for `"result"` (what confirms a provisional Amp pin) at every "u" of the text. The string
+// and its searches were 0.4-0.8 wall s/GB of capture over the flood in a loop.
 const I32 = 0x7f;
 const V128 = 0x7b;
 const EMPTY = 0x40;
 const [BLOCK, LOOP, IF, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x0b, 0x0c, 0x0d];
 const [GET, SET] = [0x20, 0x21];
-const [EQZ, GE_U, CTZ, ADD, SUB, AND, SHL, SHR_U, STORE, RETURN] = [0x45, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x76, 0x36, 0x0f];
+const [EQZ, EQ, NE, GE_U, CTZ, ADD, SUB, AND, SHL, LOAD8_U, STORE] = [0x45, 0x46, 0x47, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x2d, 0x36];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V_LOAD = simd(0x00);
 const V_CONST = simd(0x0c);
@@ -137,25 +154,49 @@ const body = (found: readonly number[]): number[] => {
   ];
 };
 
-/** The needle search above. */
-const FIND = ((): number[] => {
-  const [$p, $d, $found, $a, $b, $c] = [2, 3, 4, 5, 6, 7];
-  const lanes = (at: number[], offset: number, vector: number): number[] => [...at, ...V_LOAD, 0, offset, GET, vector, ...EQ8];
+/** The needle count above, VECTORS places of 16 a turn, one test for all of them first. */
+const COUNT = ((): number[] => {
+  const [$needle, $length, $n, $found, $at, $k, $d, $a, $b, $c, $m] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const vectors = [...Array(VECTORS).keys()];
+  const lanes = (at: number[], offset: number, vector: number): number[] => [...at, ...V_LOAD, 0, ...leb(offset), GET, vector, ...EQ8];
+  const byte = (at: number[], offset = 0): number[] => [...at, LOAD8_U, 0, offset];
   return [
-    2, 2, I32, 3, V128,
-    GET, $p, ...SPLAT8, SET, $a,
-    GET, $p, ...i32(8), SHR_U, ...SPLAT8, SET, $b,
-    GET, $p, ...i32(16), SHR_U, ...SPLAT8, SET, $c,
-    GET, $p, ...i32(24), SHR_U, SET, $d,
+    2, 5, I32, 3 + VECTORS, V128,
+    GET, $length, ...i32(2), SUB, SET, $d,
+    ...byte([GET, $needle]), ...SPLAT8, SET, $a,
+    ...byte([GET, $needle], 1), ...SPLAT8, SET, $b,
+    ...byte([GET, $needle, GET, $d, ADD]), ...SPLAT8, SET, $c,
     BLOCK, EMPTY, LOOP, EMPTY,
     GET, $i, GET, $end, GE_U, BR_IF, 1,
-    ...lanes([GET, $i], 0, $a), ...lanes([GET, $i], 1, $b), ...V_AND, ...lanes([GET, $i, GET, $d, ADD], 0, $c), ...V_AND,
-    ...BITMASK8, SET, $found,
-    GET, $found, IF, EMPTY, GET, $i, GET, $found, CTZ, ADD, RETURN, END,
-    GET, $i, ...i32(16), ADD, SET, $i,
+    ...vectors.flatMap((k) => [
+      ...lanes([GET, $i], 16 * k, $a), ...lanes([GET, $i], 16 * k + 1, $b), ...V_AND,
+      ...lanes([GET, $i, GET, $d, ADD], 16 * k, $c), ...V_AND, SET, $m + k,
+    ]),
+    ...vectors.flatMap((k) => (k === 0 ? [GET, $m] : [GET, $m + k, ...V_OR])), ...ANY_TRUE,
+    IF, EMPTY,
+    ...vectors.flatMap((k) => [
+      GET, $m + k, ...BITMASK8, SET, $found,
+      BLOCK, EMPTY, LOOP, EMPTY,
+      GET, $found, EQZ, BR_IF, 1,
+      GET, $i, ...i32(16 * k), ADD, GET, $found, CTZ, ADD, SET, $at,
+      GET, $found, GET, $found, ...i32(1), SUB, AND, SET, $found,
+      GET, $at, GET, $end, GE_U, BR_IF, 1,
+      ...i32(0), SET, $k,
+      BLOCK, EMPTY, LOOP, EMPTY,
+      GET, $k, GET, $length, GE_U, BR_IF, 1,
+      ...byte([GET, $at, GET, $k, ADD]), ...byte([GET, $needle, GET, $k, ADD]), NE, BR_IF, 1,
+      GET, $k, ...i32(1), ADD, SET, $k,
+      BR, 0,
+      END, END,
+      GET, $n, GET, $k, GET, $length, EQ, ADD, SET, $n,
+      BR, 0,
+      END, END,
+    ]),
+    END,
+    GET, $i, ...i32(16 * VECTORS), ADD, SET, $i,
     BR, 0,
     END, END,
-    ...i32(-1),
+    GET, $n,
     END,
   ];
 })();
@@ -189,11 +230,12 @@ const name = (text: string): number[] => vector([...Buffer.from(text, "latin1")]
 // Assembled on first use: `sessionpin run` makes its first scanner after the agent started.
 const moduleBytes = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
-  ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]), // type: (i32, i32, i32) -> i32
-  ...section(3, [3, 0, 0, 0]), // functions 0, 1 and 2 have type 0
+  // types: 0 (i32, i32, i32) -> i32, 1 (i32, i32, i32, i32) -> i32
+  ...section(1, [2, 0x60, 3, I32, I32, I32, 1, I32, 0x60, 4, I32, I32, I32, I32, 1, I32]),
+  ...section(3, [3, 0, 0, 1]), // functions 0 and 1 have type 0, function 2 type 1
   ...section(5, [1, 0x00, ...leb(PAGES)]), // memory: PAGES, no maximum
-  ...section(7, [4, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("find"), 0x00, 2, ...name("memory"), 0x02, 0]),
-  ...section(10, [3, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(FIND)]),
+  ...section(7, [4, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("count"), 0x00, 2, ...name("memory"), 0x02, 0]),
+  ...section(10, [3, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(COUNT)]),
 ]);
 
 // The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
@@ -208,12 +250,17 @@ let compiled: object | undefined;
 export const CONTROL_SCAN_BYTES = INPUT_BYTES;
 
 type ScanFunction = (from: number, end: number, out: number) => number;
+type CountFunction = (from: number, end: number, needle: number, length: number) => number;
 
 /** One scanner per reader: it owns a small WebAssembly memory the bytes are scanned in. */
 export class ControlScan {
   readonly #scan: ScanFunction;
   readonly #events: ScanFunction;
-  readonly #find: ScanFunction;
+  readonly #count: CountFunction;
+  readonly #needleMemory: Buffer;
+  /** Where each needle `count` was given is in the memory, and where the next one goes. */
+  #needles = new Map<string, number>();
+  #needlesEnd = NEEDLES_AT;
   readonly #memory: Uint8Array;
   readonly #found: Int32Array;
   readonly #eventsFound: Int32Array;
@@ -231,7 +278,8 @@ export class ControlScan {
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
     this.#scan = exports["scan"] as ScanFunction;
     this.#events = exports["events"] as ScanFunction;
-    this.#find = exports["find"] as ScanFunction;
+    this.#count = exports["count"] as CountFunction;
+    this.#needleMemory = Buffer.from(memory.buffer, NEEDLES_AT, NEEDLE_BYTES);
     this.#memory = new Uint8Array(memory.buffer);
     this.#found = new Int32Array(memory.buffer, OUTPUT_AT, INPUT_BYTES);
     this.#eventsFound = new Int32Array(memory.buffer, EVENTS_AT, INPUT_BYTES);
@@ -256,26 +304,39 @@ export class ControlScan {
   }
 
   /**
-   * Whether bytes [from, to) of the chunk last scanned hold `needle` (a latin1 string: one byte a
-   * character).
+   * The places in bytes [from, to) of the chunk last scanned where `needle` (a latin1 string: one
+   * byte a character) starts.
    */
-  includes(needle: string, from: number, to: number): boolean {
+  count(needle: string, from: number, to: number): number {
     const length = needle.length;
-    const last = to - length;
-    // Bounded at `to`: an absent needle must not send the search through the stale bytes after it.
-    if (length < 3) return this.input.subarray(0, to).indexOf(needle, from, "latin1") !== -1;
-    // Inside a JSON string's quotes where there is room: `"` and `r` and `t` of `"result"`.
-    const d = Math.min(length < 4 ? 2 : length - 2, MAX_FIND_DISTANCE);
-    const bytes = needle.charCodeAt(0) | (needle.charCodeAt(1) << 8) | (needle.charCodeAt(d) << 16) | (d << 24);
-    const memory = this.#memory;
-    for (let at = from; at <= last; at++) {
-      at = this.#find(at, last + 1, bytes);
-      if (at === -1 || at > last) return false;
-      let k = 0;
-      while (k < length && memory[at + k] === needle.charCodeAt(k)) k++;
-      if (k === length) return true;
+    const end = to - length + 1;
+    if (end <= from) return 0;
+    if (length < 2 || length > NEEDLE_BYTES) return this.#countInBuffer(needle, from, to);
+    return this.#count(from, end, this.#placed(needle), length);
+  }
+
+  /** The needle's place in the memory, where it was written the first time it was asked for. */
+  #placed(needle: string): number {
+    const known = this.#needles.get(needle);
+    if (known !== undefined) return known;
+    if (this.#needlesEnd + needle.length > NEEDLES_AT + NEEDLE_BYTES) {
+      this.#needles.clear();
+      this.#needlesEnd = NEEDLES_AT;
     }
-    return false;
+    const at = this.#needlesEnd;
+    this.#needleMemory.write(needle, at - NEEDLES_AT, "latin1");
+    this.#needles.set(needle, at);
+    this.#needlesEnd += needle.length;
+    return at;
+  }
+
+  /** The same, for a needle `count` does not take (one byte, or longer than its room). */
+  #countInBuffer(needle: string, from: number, to: number): number {
+    if (needle === "") return 1;
+    const span = this.input.subarray(0, to);
+    let places = 0;
+    for (let at = span.indexOf(needle, from, "latin1"); at !== -1; at = span.indexOf(needle, at + 1, "latin1")) places++;
+    return places;
   }
 
   #run(scan: ScanFunction, chunk: Uint8Array, out: number): number {

@@ -23,16 +23,20 @@ export interface ControlFinder {
   scan(chunk: Uint8Array): ArrayLike<number>;
   /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
   events(chunk: Uint8Array): ArrayLike<number>;
-  /** Whether bytes [from, to) of the chunk `events` took last hold `needle` (latin1). */
-  includes(needle: string, from: number, to: number): boolean;
+  /** The places in bytes [from, to) of the chunk `events` took last where `needle` (latin1) starts. */
+  count(needle: string, from: number, to: number): number;
+}
+
+/** Whole lines, searched in their bytes: the places a latin1 needle starts at in them. */
+export interface LinesBytes {
+  count(needle: string): number;
 }
 
 /**
- * Asked of whole lines (their bytes as one latin1 string) whose shapes need no line of their own
- * (skim.ts): true when `wanted` would turn down every one of them, as things stand now. `holds`
- * answers `lines.includes(needle)` from the bytes, faster for a needle of common characters.
+ * Asked of whole lines whose shapes need no line of their own (skim.ts): true when `wanted`
+ * would turn down every one of them, as things stand now. No string is made of them for it.
  */
-export type LinesFilter = (lines: string, holds: (needle: string) => boolean) => boolean;
+export type LinesFilter = (lines: LinesBytes) => boolean;
 
 const OPEN_BRACE = 0x7b;
 const LF = 0x0a;
@@ -80,7 +84,7 @@ export class Capture {
   /** The lines the skim is asked about: where they are in the bytes `events` took last. */
   #skimFrom = 0;
   #skimTo = 0;
-  readonly #holds = (needle: string): boolean => (this.#controls as ControlFinder).includes(needle, this.#skimFrom, this.#skimTo);
+  readonly #skimLines: LinesBytes = { count: (needle) => (this.#controls as ControlFinder).count(needle, this.#skimFrom, this.#skimTo) };
   /**
    * With a skim: the bytes after the last LF seen, not yet given to the splitter, at the front
    * of a buffer the next piece is copied behind. Each piece then starts where a line starts, and
@@ -157,11 +161,10 @@ export class Capture {
     if (first > 0) split(0, first);
     if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
-      const lines = bytes.toString("latin1", first, last);
       this.#skimFrom = first;
       this.#skimTo = last;
-      if (breaks !== undefined && skim(lines, this.#holds)) this.#splitter.skip(last - first, breaks);
-      else this.#deliver(this.#splitter.push(lines, "latin1"), onLine);
+      if (breaks !== undefined && skim(this.#skimLines)) this.#splitter.skip(last - first, breaks);
+      else split(first, last);
     }
     const rest = Math.max(first, last);
     if (rest === bytes.length) return;

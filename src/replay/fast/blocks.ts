@@ -97,8 +97,8 @@ export class BlockScanner {
    */
   #skimOrSplit(piece: Buffer, first: number, last: number, events: ArrayLike<number>): void {
     const breaks = this.#guess !== undefined && this.#splitter.idle ? skimBreaks(piece, first, last, events) : undefined;
-    const holds = (value: string): boolean => this.#controls.includes(value, first, last);
-    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(piece.toString("latin1", first, last), this.#guessAsPin(), holds);
+    const lines = { count: (needle: string): number => this.#controls.count(needle, first, last) };
+    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(lines, this.#guessAsPin());
     if (breaks === undefined || verdict === MAY_CHANGE) {
       this.#split(piece.subarray(first, last));
       return;

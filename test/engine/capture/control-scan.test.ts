@@ -20,6 +20,13 @@ const expectedEvents = (bytes: Uint8Array): number[] =>
 // The class's edges, where an off-by-one in a comparison would show.
 const EDGES = [0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1b, 0x1f, 0x20, 0x7a, 0x7b, 0x7c, 0x7e, 0x7f, 0x80, 0x9b, 0xc1, 0xc2, 0xc3, 0xff];
 
+/** Every place `needle` starts at in `text`, overlapping ones too. */
+function places(text: string, needle: string): number {
+  let n = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) n++;
+  return n;
+}
+
 function randomBytes(length: number, random: () => number): Buffer {
   const bytes = Buffer.alloc(length);
   for (let i = 0; i < length; i++) {
@@ -65,15 +72,16 @@ describe("ControlScan", () => {
     for (const length of [0, 1, 15, 16, 17, 63, 64, 65, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
   });
 
-  it("includes: finds a needle in a span of the chunk exactly when the span's string includes it", () => {
+  it("count: the places a needle starts at in a span of the chunk, as counted in the span's string", () => {
     const random = seeded(11);
     const scan = new ControlScan();
-    // Few byte values, so that needles occur and near misses (two of the three bytes looked for) abound.
+    // Few byte values, so that needles occur, overlap, and near misses (two of the three bytes
+    // looked for first) abound.
     const ALPHABET = Buffer.from('"result: {}\n\xe9', "latin1");
     const pick = (length: number): Buffer => Buffer.from(Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)] ?? 0x20));
     for (let trial = 0; trial < 4000; trial++) {
       const needleLength = trial % 10 === 0 ? 1 + Math.floor(random() * 300) : 1 + Math.floor(random() * 9);
-      const needle = trial % 3 === 0 ? '"result"' : pick(needleLength).toString("latin1");
+      const needle = trial % 3 === 0 ? '"result"' : trial % 7 === 0 ? '"""' : pick(needleLength).toString("latin1");
       const length = Math.floor(random() * 600);
       const bytes = pick(length);
       for (let k = Math.floor(random() * 3); k > 0; k--) bytes.write(needle, Math.floor(random() * length), "latin1");
@@ -82,21 +90,33 @@ describe("ControlScan", () => {
       scan.events(bytes);
       const from = Math.floor(random() * (length + 1));
       const to = from + Math.floor(random() * (length - from + 1));
-      expect(scan.includes(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(bytes.toString("latin1", from, to).includes(needle));
+      expect(scan.count(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(places(bytes.toString("latin1", from, to), needle));
     }
   });
 
-  it("includes: a needle at every place of a turn, ending at the span's end or one byte past it", () => {
+  it("count: a needle at every place of a turn, ending at the span's end or one byte past it", () => {
     const scan = new ControlScan();
     const needle = '"result"';
     for (let at = 0; at < 40; at++) {
       const bytes = Buffer.alloc(64, 0x41);
       bytes.write(needle, at, "latin1");
       scan.events(bytes);
-      expect(scan.includes(needle, 0, 64)).toBe(true);
-      expect(scan.includes(needle, at, at + needle.length)).toBe(true);
-      expect(scan.includes(needle, at, at + needle.length - 1)).toBe(false);
-      expect(scan.includes(needle, at + 1, 64)).toBe(false);
+      expect(scan.count(needle, 0, 64)).toBe(1);
+      expect(scan.count(needle, at, at + needle.length)).toBe(1);
+      expect(scan.count(needle, at, at + needle.length - 1)).toBe(0);
+      expect(scan.count(needle, at + 1, 64)).toBe(0);
+    }
+  });
+
+  it("count: more needles than their room holds, each found where it was written", () => {
+    const scan = new ControlScan();
+    const bytes = Buffer.from("x".repeat(100), "latin1");
+    for (let n = 0; n < 3000; n++) {
+      const needle = `"key-${n}-${"y".repeat(n % 50)}"`;
+      bytes.write(needle, 10, "latin1");
+      scan.events(bytes.subarray(0, 10 + needle.length));
+      expect(scan.count(needle, 0, 10 + needle.length)).toBe(1);
+      expect(scan.count('"key-0-"', 0, 10 + needle.length)).toBe(n === 0 ? 1 : 0);
     }
   });
 
