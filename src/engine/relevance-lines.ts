@@ -34,8 +34,8 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
       named = value === `"${pinned.id}"` ? keys.map((key) => ({ key, pinned: `${key}:${asBytes(value)}` })) : undefined;
     }
     if (named === undefined) return MAY_CHANGE;
-    // A backslash is seldom there, and one byte is counted by `memchr`: the two escapes only then.
-    if (lines.count("\\") > 0 && (lines.count("\\u") > 0 || lines.count("\\/") > 0)) return MAY_CHANGE;
+    // A backslash is seldom there, and one byte is found by `memchr`: the two escapes only then.
+    if (lines.includes("\\") && (lines.includes("\\u") || lines.includes("\\/"))) return MAY_CHANGE;
     let names = false;
     for (const { key, pinned: expected } of named) {
       // Each place `"<pinned ID>"` follows the key is a place of the key: every one of them is
@@ -45,7 +45,7 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
       if (lines.count(expected) !== places) return MAY_CHANGE;
       names = true;
     }
-    if (pinned.state === "provisional" && mayConfirm(confirming, (value) => lines.count(value) > 0)) return MAY_CHANGE;
+    if (pinned.state === "provisional" && mayConfirm(confirming, (value) => lines.includes(value))) return MAY_CHANGE;
     return names ? NAMES_PIN : SILENT;
   };
 }

@@ -25,11 +25,14 @@ export interface ControlFinder {
   events(chunk: Uint8Array): ArrayLike<number>;
   /** The places in bytes [from, to) of the chunk `events` took last where `needle` (latin1) starts. */
   count(needle: string, from: number, to: number): number;
+  /** Whether it starts anywhere there. */
+  includes(needle: string, from: number, to: number): boolean;
 }
 
-/** Whole lines, searched in their bytes: the places a latin1 needle starts at in them. */
+/** Whole lines, searched in their bytes: where a latin1 needle starts in them. */
 export interface LinesBytes {
   count(needle: string): number;
+  includes(needle: string): boolean;
 }
 
 /**
@@ -84,7 +87,10 @@ export class Capture {
   /** The lines the skim is asked about: where they are in the bytes `events` took last. */
   #skimFrom = 0;
   #skimTo = 0;
-  readonly #skimLines: LinesBytes = { count: (needle) => (this.#controls as ControlFinder).count(needle, this.#skimFrom, this.#skimTo) };
+  readonly #skimLines: LinesBytes = {
+    count: (needle) => (this.#controls as ControlFinder).count(needle, this.#skimFrom, this.#skimTo),
+    includes: (needle) => (this.#controls as ControlFinder).includes(needle, this.#skimFrom, this.#skimTo),
+  };
   /**
    * With a skim: the bytes after the last LF seen, not yet given to the splitter, at the front
    * of a buffer the next piece is copied behind. Each piece then starts where a line starts, and

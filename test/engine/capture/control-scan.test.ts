@@ -72,7 +72,7 @@ describe("ControlScan", () => {
     for (const length of [0, 1, 15, 16, 17, 63, 64, 65, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
   });
 
-  it("count: the places a needle starts at in a span of the chunk, as counted in the span's string", () => {
+  it("count and includes: the places a needle starts at in a span of the chunk, as in the span's string", () => {
     const random = seeded(11);
     const scan = new ControlScan();
     // Few byte values, so that needles occur, overlap, and near misses (two of the three bytes
@@ -90,7 +90,9 @@ describe("ControlScan", () => {
       scan.events(bytes);
       const from = Math.floor(random() * (length + 1));
       const to = from + Math.floor(random() * (length - from + 1));
-      expect(scan.count(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(places(bytes.toString("latin1", from, to), needle));
+      const text = bytes.toString("latin1", from, to);
+      expect(scan.count(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(places(text, needle));
+      expect(scan.includes(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(text.includes(needle));
     }
   });
 
