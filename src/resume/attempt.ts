@@ -91,14 +91,14 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const extractor = o.capture?.extractor;
   // Without a plugin nothing reads the lines: the output is only passed through.
   const width = o.terminal.size().cols;
-  const capture = extractor && new Capture({
+  const makeCapture = extractor && ((): Capture => new Capture({
     width,
     ...(o.trace !== undefined ? {} : {
       wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
       controls: new ControlScan(),
       skim: (lines) => !everyLine && !extractor.mayChangeAny(lines),
     }),
-  });
+  }));
   const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);
@@ -121,7 +121,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     // The screen first: capture work never delays the agent's bytes.
     { output: (chunk) => { if (!o.terminal.write(chunk)) agent.pause(); } },
     ...(o.record !== undefined ? [o.record] : []),
-    ...(capture !== undefined ? [captureSink(capture, onLine, () => (everyLine = watch?.listening(o.clock.now()) ?? false))] : []),
+    ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = watch?.listening(o.clock.now()) ?? false))] : []),
     ...(quiet !== undefined ? [{ output: () => quiet.activity(), end: () => quiet.cancel() }] : []),
   ]);
   agent.onData((chunk) => sinks.output(chunk));
@@ -138,16 +138,21 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   return rejected === undefined ? { status, signalledByUs } : { status, rejected, signalledByUs };
 }
 
-/** The capture's sink; `judging` decides, per chunk, whether every line must be read. */
-function captureSink(capture: Capture, onLine: (line: Line) => void, judging: () => void): OutputSink {
+/**
+ * The capture's sink; `judging` decides, per chunk, whether every line must be read. The capture
+ * is made at the first output, after the screen has it: assembling the control scan's
+ * WebAssembly takes a few milliseconds, which the agent's first bytes need not wait for.
+ */
+function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void): OutputSink {
+  let capture: Capture | undefined;
   return {
     output(chunk) {
       judging();
-      capture.push(chunk, onLine);
+      (capture ??= make()).push(chunk, onLine);
     },
     end() {
       judging();
-      capture.end(onLine);
+      (capture ??= make()).end(onLine);
     },
   };
 }
