@@ -126,23 +126,25 @@ const EVENTS = [
   ...compare(EQ8, 0x7f), ...V_OR, ...compare(EQ8, 0xc2), ...V_OR, ...compare(EQ8, 0x7b), ...V_OR,
 ];
 
-/** The scan loop, finding the bytes `found` marks. */
-const body = (found: readonly number[]): number[] => {
+/**
+ * The loop the functions share: from $i to $end, VECTORS vectors of 16 bytes a turn. `mask(k)`
+ * leaves vector k's lane mask, kept in local $m + k; when any lane of the turn is set, `lane(k)`
+ * runs once for each set lane of vector k, with the lanes left in local $bits (the lowest is the
+ * one to take: `ctz`), and clears it.
+ */
+const turns = (mask: (k: number) => number[], lane: (k: number) => number[], $m: number, $bits: number): number[] => {
   const vectors = [...Array(VECTORS).keys()];
   return [
-    2, 2, I32, 1 + VECTORS, V128, // locals: two i32, then the v128s
     BLOCK, EMPTY, LOOP, EMPTY,
     GET, $i, GET, $end, GE_U, BR_IF, 1,
-    ...vectors.flatMap((k) => [GET, $i, ...V_LOAD, 0, ...leb(16 * k), SET, $v, ...found, SET, $m + k]),
+    ...vectors.flatMap((k) => [...mask(k), SET, $m + k]),
     ...vectors.flatMap((k) => (k === 0 ? [GET, $m] : [GET, $m + k, ...V_OR])), ...ANY_TRUE,
     IF, EMPTY,
     ...vectors.flatMap((k) => [
-      GET, $m + k, ...BITMASK8, SET, $mask,
+      GET, $m + k, ...BITMASK8, SET, $bits,
       BLOCK, EMPTY, LOOP, EMPTY,
-      GET, $mask, EQZ, BR_IF, 1,
-      GET, $out, GET, $n, ...i32(2), SHL, ADD, GET, $i, ...i32(16 * k), ADD, GET, $mask, CTZ, ADD, STORE, 2, 0,
-      GET, $n, ...i32(1), ADD, SET, $n,
-      GET, $mask, GET, $mask, ...i32(1), SUB, AND, SET, $mask,
+      GET, $bits, EQZ, BR_IF, 1,
+      ...lane(k),
       BR, 0,
       END, END,
     ]),
@@ -150,15 +152,29 @@ const body = (found: readonly number[]): number[] => {
     GET, $i, ...i32(16 * VECTORS), ADD, SET, $i,
     BR, 0,
     END, END,
-    GET, $n,
-    END,
   ];
 };
+const clearLowest = ($bits: number): number[] => [GET, $bits, GET, $bits, ...i32(1), SUB, AND, SET, $bits];
+
+/** The scan loop, finding the bytes `found` marks. */
+const body = (found: readonly number[]): number[] => [
+  2, 2, I32, 1 + VECTORS, V128, // locals: two i32, then the v128s
+  ...turns(
+    (k) => [GET, $i, ...V_LOAD, 0, ...leb(16 * k), SET, $v, ...found],
+    (k) => [
+      GET, $out, GET, $n, ...i32(2), SHL, ADD, GET, $i, ...i32(16 * k), ADD, GET, $mask, CTZ, ADD, STORE, 2, 0,
+      GET, $n, ...i32(1), ADD, SET, $n,
+      ...clearLowest($mask),
+    ],
+    $m, $mask,
+  ),
+  GET, $n,
+  END,
+];
 
 /** The needle count above, VECTORS places of 16 a turn, one test for all of them first. */
 const count = (): number[] => {
   const [$needle, $length, $n, $found, $at, $k, $d, $a, $b, $c, $m] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-  const vectors = [...Array(VECTORS).keys()];
   const lanes = (at: number[], offset: number, vector: number): number[] => [...at, ...V_LOAD, 0, ...leb(offset), GET, vector, ...EQ8];
   const byte = (at: number[], offset = 0): number[] => [...at, LOAD8_U, 0, offset];
   return [
@@ -167,36 +183,26 @@ const count = (): number[] => {
     ...byte([GET, $needle]), ...SPLAT8, SET, $a,
     ...byte([GET, $needle], 1), ...SPLAT8, SET, $b,
     ...byte([GET, $needle, GET, $d, ADD]), ...SPLAT8, SET, $c,
-    BLOCK, EMPTY, LOOP, EMPTY,
-    GET, $i, GET, $end, GE_U, BR_IF, 1,
-    ...vectors.flatMap((k) => [
-      ...lanes([GET, $i], 16 * k, $a), ...lanes([GET, $i], 16 * k + 1, $b), ...V_AND,
-      ...lanes([GET, $i, GET, $d, ADD], 16 * k, $c), ...V_AND, SET, $m + k,
-    ]),
-    ...vectors.flatMap((k) => (k === 0 ? [GET, $m] : [GET, $m + k, ...V_OR])), ...ANY_TRUE,
-    IF, EMPTY,
-    ...vectors.flatMap((k) => [
-      GET, $m + k, ...BITMASK8, SET, $found,
-      BLOCK, EMPTY, LOOP, EMPTY,
-      GET, $found, EQZ, BR_IF, 1,
-      GET, $i, ...i32(16 * k), ADD, GET, $found, CTZ, ADD, SET, $at,
-      GET, $found, GET, $found, ...i32(1), SUB, AND, SET, $found,
-      GET, $at, GET, $end, GE_U, BR_IF, 1,
-      ...i32(0), SET, $k,
-      BLOCK, EMPTY, LOOP, EMPTY,
-      GET, $k, GET, $length, GE_U, BR_IF, 1,
-      ...byte([GET, $at, GET, $k, ADD]), ...byte([GET, $needle, GET, $k, ADD]), NE, BR_IF, 1,
-      GET, $k, ...i32(1), ADD, SET, $k,
-      BR, 0,
-      END, END,
-      GET, $n, GET, $k, GET, $length, EQ, ADD, SET, $n,
-      BR, 0,
-      END, END,
-    ]),
-    END,
-    GET, $i, ...i32(16 * VECTORS), ADD, SET, $i,
-    BR, 0,
-    END, END,
+    ...turns(
+      (k) => [
+        ...lanes([GET, $i], 16 * k, $a), ...lanes([GET, $i], 16 * k + 1, $b), ...V_AND,
+        ...lanes([GET, $i, GET, $d, ADD], 16 * k, $c), ...V_AND,
+      ],
+      (k) => [
+        GET, $i, ...i32(16 * k), ADD, GET, $found, CTZ, ADD, SET, $at,
+        ...clearLowest($found),
+        GET, $at, GET, $end, GE_U, BR_IF, 1,
+        ...i32(0), SET, $k,
+        BLOCK, EMPTY, LOOP, EMPTY,
+        GET, $k, GET, $length, GE_U, BR_IF, 1,
+        ...byte([GET, $at, GET, $k, ADD]), ...byte([GET, $needle, GET, $k, ADD]), NE, BR_IF, 1,
+        GET, $k, ...i32(1), ADD, SET, $k,
+        BR, 0,
+        END, END,
+        GET, $n, GET, $k, GET, $length, EQ, ADD, SET, $n,
+      ],
+      $m, $found,
+    ),
     GET, $n,
     END,
   ];
