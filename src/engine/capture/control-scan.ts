@@ -3,8 +3,11 @@
  * LF, which never lies inside a line: controls but tab, DEL, and 0xc2, which leads a C1 control),
  * found 64 bytes at a time with WebAssembly SIMD. A regex with that class ran at 1.1-1.7 GB/s and was a quarter of a replay
  * worker's time; JavaScript has no faster search for a class of bytes. Lines with none of these
- * bytes are known clean; the others still get the exact test.
+ * bytes are known clean; the others still get the exact test. The same memory answers how often
+ * a needle occurs in a span of the chunk (`count`), for the skim's questions (relevance-lines.ts).
  */
+
+import type { LinesBytes } from "./pipeline.js";
 
 /** The most bytes one call scans (a replay read). */
 const INPUT_BYTES = 64 * 1024;
@@ -268,6 +271,13 @@ export class ControlScan {
   /** Where each needle `count` was given is in the memory, and where the next one goes. */
   #needles = new Map<string, number>();
   #needlesEnd = NEEDLES_AT;
+  /** The span `lines` answers for (its one object is handed out again by each call). */
+  #linesFrom = 0;
+  #linesTo = 0;
+  readonly #lines: LinesBytes = {
+    count: (needle) => this.count(needle, this.#linesFrom, this.#linesTo),
+    includes: (needle) => this.includes(needle, this.#linesFrom, this.#linesTo),
+  };
   readonly #memory: Uint8Array;
   readonly #found: Int32Array;
   readonly #eventsFound: Int32Array;
@@ -326,6 +336,13 @@ export class ControlScan {
   includes(needle: string, from: number, to: number): boolean {
     if (needle.length === 1) return this.input.subarray(0, to).indexOf(needle, from, "latin1") !== -1;
     return this.count(needle, from, to) > 0;
+  }
+
+  /** Bytes [from, to) of the chunk last scanned, searched as above: valid until the next call. */
+  lines(from: number, to: number): LinesBytes {
+    this.#linesFrom = from;
+    this.#linesTo = to;
+    return this.#lines;
   }
 
   /** The needle's place in the memory, where it was written the first time it was asked for. */

@@ -23,10 +23,8 @@ export interface ControlFinder {
   scan(chunk: Uint8Array): ArrayLike<number>;
   /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
   events(chunk: Uint8Array): ArrayLike<number>;
-  /** The places in bytes [from, to) of the chunk `events` took last where `needle` (latin1) starts. */
-  count(needle: string, from: number, to: number): number;
-  /** Whether it starts anywhere there. */
-  includes(needle: string, from: number, to: number): boolean;
+  /** Bytes [from, to) of the chunk `events` took last, to search: valid until the next call. */
+  lines(from: number, to: number): LinesBytes;
 }
 
 /** Whole lines, searched in their bytes: where a latin1 needle starts in them. */
@@ -84,13 +82,6 @@ export class Capture {
   /** Bytes pushed so far: the stream offset of the next chunk. */
   #pushed = 0;
   readonly #cursor = new ControlCursor();
-  /** The lines the skim is asked about: where they are in the bytes `events` took last. */
-  #skimFrom = 0;
-  #skimTo = 0;
-  readonly #skimLines: LinesBytes = {
-    count: (needle) => (this.#controls as ControlFinder).count(needle, this.#skimFrom, this.#skimTo),
-    includes: (needle) => (this.#controls as ControlFinder).includes(needle, this.#skimFrom, this.#skimTo),
-  };
   /**
    * With a skim: the bytes after the last LF seen, not yet given to the splitter, at the front
    * of a buffer the next piece is copied behind. Each piece then starts where a line starts, and
@@ -138,7 +129,7 @@ export class Capture {
         // One scan serves both: the skim's events hold the controls.
         const events = controls.events(bytes);
         this.#cursor.piece(events, start, bytes);
-        this.#skimmed(bytes, events, skim, onLine);
+        this.#skimmed(bytes, events, controls, skim, onLine);
       }
       this.#pushed += piece.length;
       this.#cursor.endPiece();
@@ -160,16 +151,14 @@ export class Capture {
    * the whole lines after them up to the last LF when the skim allows (delivers them otherwise),
    * and holds the rest while the splitter is idle (gives it to the splitter otherwise).
    */
-  #skimmed(bytes: Buffer, events: ArrayLike<number>, skim: LinesFilter, onLine: (line: Line) => void): void {
+  #skimmed(bytes: Buffer, events: ArrayLike<number>, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
     const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
     const first = this.#splitter.idle ? 0 : bytes.indexOf(LF) + 1;
     const last = bytes.lastIndexOf(LF) + 1;
     if (first > 0) split(0, first);
     if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
-      this.#skimFrom = first;
-      this.#skimTo = last;
-      if (breaks !== undefined && skim(this.#skimLines)) this.#splitter.skip(last - first, breaks);
+      if (breaks !== undefined && skim(controls.lines(first, last))) this.#splitter.skip(last - first, breaks);
       else split(first, last);
     }
     const rest = Math.max(first, last);

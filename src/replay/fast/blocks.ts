@@ -97,9 +97,7 @@ export class BlockScanner {
    */
   #skimOrSplit(piece: Buffer, first: number, last: number, events: ArrayLike<number>): void {
     const breaks = this.#guess !== undefined && this.#splitter.idle ? skimBreaks(piece, first, last, events) : undefined;
-    const controls = this.#controls;
-    const lines = { count: (needle: string): number => controls.count(needle, first, last), includes: (needle: string): boolean => controls.includes(needle, first, last) };
-    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(lines, this.#guessAsPin());
+    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(this.#controls.lines(first, last), this.#guessAsPin());
     if (breaks === undefined || verdict === MAY_CHANGE) {
       this.#split(piece.subarray(first, last));
       return;
