@@ -4,10 +4,10 @@
  * found 64 bytes at a time with WebAssembly SIMD. A regex with that class ran at 1.1-1.7 GB/s and was a quarter of a replay
  * worker's time; JavaScript has no faster search for a class of bytes. Lines with none of these
  * bytes are known clean; the others still get the exact test. The same memory answers how often
- * a needle occurs in a span of the chunk (`count`), for the skim's questions (relevance-lines.ts).
+ * a few needles occur in a span of the chunk (`tally`), for the skim's questions (relevance-lines.ts).
  */
 
-import type { LinesBytes } from "./pipeline.js";
+import type { LinesBytes, Needle } from "./pipeline.js";
 
 /** The most bytes one call scans (a replay read). */
 const INPUT_BYTES = 64 * 1024;
@@ -16,11 +16,17 @@ const PAD_BYTES = 64;
 const OUTPUT_AT = INPUT_BYTES + PAD_BYTES;
 // Where `events` writes its offsets: every byte of a chunk may be one, 4 bytes each.
 const EVENTS_AT = OUTPUT_AT + 4 * INPUT_BYTES;
-// Where `count` finds its needles: each written once, while they fit (a new pinned ID makes new ones).
+// Where `tally` finds its needles: each written once, while they fit (a new pinned ID makes new ones).
 const NEEDLES_AT = EVENTS_AT + 4 * INPUT_BYTES;
 const NEEDLE_BYTES = 16 * 1024;
+// A needle is compared 16 bytes at a time: the last load reads up to 15 bytes past its end.
+const SLOTS_AT = NEEDLES_AT + NEEDLE_BYTES + 16;
+/** The needles one `tally` call looks for together: a function for each number of them up to this. */
+const SLOTS = 2;
+// Each slot: the needle's address, the bytes counted, its whole length (in), places, misses (out).
+const SLOT_FIELDS = 5;
 const PAGE_BYTES = 64 * 1024;
-const PAGES = Math.ceil((NEEDLES_AT + NEEDLE_BYTES) / PAGE_BYTES);
+const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 
 // The module, written out by hand (it is ~3 KB; a WAT toolchain would be a dependency for
 // three functions). Their text form:
@@ -52,41 +58,36 @@ const PAGES = Math.ceil((NEEDLES_AT + NEEDLE_BYTES) / PAGE_BYTES);
 // replay transcript, 0.19 CPU s/GB, where one vector a turn (and `events` as `scan` plus two
 // compares) took 0.33.
 //
-// A third function counts the places a needle (written into the memory once, at $needle) starts
-// at in a span: it finds where three of its bytes stand, and compares each such place with the
-// whole needle. One vector a turn below; the code does four, with one test for all first, as
-// `scan` does:
+// A third function counts, in one pass over a span, the places of up to SLOTS needles (written
+// into the memory once; a table of slots says where each is). Each needle's prefilter is three of
+// its bytes (its first, its second, and the one before the end of the part counted, inside a JSON
+// string's quotes); a place any prefilter marks is compared with every needle, 16 bytes at a time.
+// A slot counts the places of its needle's first `counted` bytes and, of those, the misses: places
+// not followed by the rest of it (the skim asks whether a key is followed by the pinned ID
+// everywhere). One vector a turn below; the code does four, with one test for all first, as
+// `scan` does. There is a function for each number of slots, and one that compares a place:
 //
-// (func (export "count") (param $i i32) (param $end i32) (param $needle i32) (param $length i32)
-//   (result i32) ;; $end: one past the last place the needle can start at; $length >= 2
-//   (local $n i32) (local $found i32) (local $at i32) (local $k i32) (local $d i32)
-//   (local $a v128) (local $b v128) (local $c v128)
-//   (local.set $d (i32.sub $length 2))
-//   ;; its first byte, its second, and the one before its last (inside a JSON string's quotes)
-//   (local.set $a (i8x16.splat (i32.load8_u $needle)))
-//   (local.set $b (i8x16.splat (i32.load8_u offset=1 $needle)))
-//   (local.set $c (i8x16.splat (i32.load8_u (i32.add $needle $d))))
+// (func (export "tally") (param $i i32) (param $end i32) (param $k i32) (result i32)
+//   ;; for each slot s: $d_s = counted - 2, and the three bytes splatted:
+//   (local.set $a_s (i8x16.splat (i32.load8_u (slot s).address)))   ;; $b_s: offset 1, $c_s: $d_s
 //   (block $done (loop $next
 //     (br_if $done (i32.ge_u $i $end))
-//     (local.set $found (i8x16.bitmask (v128.and (v128.and
-//       (i8x16.eq (v128.load $i) $a) (i8x16.eq (v128.load offset=1 $i) $b))
-//       (i8x16.eq (v128.load (i32.add $i $d)) $c))))
+//     (local.set $found (i8x16.bitmask (v128.or … (v128.and (v128.and
+//       (i8x16.eq (v128.load $i) $a_s) (i8x16.eq (v128.load offset=1 $i) $b_s))
+//       (i8x16.eq (v128.load (i32.add $i $d_s)) $c_s)) …)))
 //     (block $places (loop $place
 //       (br_if $places (i32.eqz $found))
-//       (local.set $at (i32.add $i (i32.ctz $found)))
+//       (local.set $p (i32.add $i (i32.ctz $found)))
 //       (local.set $found (i32.and $found (i32.sub $found 1)))
-//       (br_if $places (i32.ge_u $at $end))
-//       (local.set $k (i32.const 0))
-//       (block $differs (loop $byte
-//         (br_if $differs (i32.ge_u $k $length))
-//         (br_if $differs (i32.ne (i32.load8_u (i32.add $at $k)) (i32.load8_u (i32.add $needle $k))))
-//         (local.set $k (i32.add $k 1))
-//         (br $byte)))
-//       (local.set $n (i32.add $n (i32.eq $k $length)))
+//       (br_if $places (i32.ge_u $p $end))
+//       ;; for each slot j < $k: $limit = min(whole length, $end - $p); when $limit >= counted,
+//       ;; $same = how many bytes at $p equal the needle's, 16 a step (the first lane that differs:
+//       ;; ctz of the bitmask of i8x16.ne), at most $limit; a place when $same >= counted, and
+//       ;; a miss too when $same < whole length.
 //       (br $place)))
 //     (local.set $i (i32.add $i 16))
 //     (br $next)))
-//   $n)
+//   (i32.const 0))
 //
 // Searches of the lines' latin1 string stop at every place of the first character they look for:
 // for `"result"` (what confirms a provisional Amp pin) at every "u" of the text. The string
@@ -96,11 +97,13 @@ const V128 = 0x7b;
 const EMPTY = 0x40;
 const [BLOCK, LOOP, IF, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x0b, 0x0c, 0x0d];
 const [GET, SET] = [0x20, 0x21];
-const [EQZ, EQ, NE, GE_U, CTZ, ADD, SUB, AND, SHL, LOAD8_U, STORE] = [0x45, 0x46, 0x47, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x2d, 0x36];
+const [CALL, DROP, SELECT] = [0x10, 0x1a, 0x1b];
+const [EQZ, GE_U, LT_U, CTZ, ADD, SUB, AND, SHL, LOAD, LOAD8_U, STORE] = [0x45, 0x4f, 0x49, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x28, 0x2d, 0x36];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V_LOAD = simd(0x00);
 const V_CONST = simd(0x0c);
 const EQ8 = simd(0x23);
+const NE8 = simd(0x24);
 const LT8_U = simd(0x26);
 const SPLAT8 = simd(0x0f);
 const V_AND = simd(0x4e);
@@ -116,6 +119,8 @@ const splat = (byte: number): number[] => [...V_CONST, ...new Array<number>(16).
 const compare = (op: number[], byte: number): number[] => [GET, $v, ...splat(byte), ...op];
 
 const VECTORS = 4;
+// Function 2 (after scan and events): the tally functions call it for each place they find.
+const VERIFY = 2;
 
 /** The class above, as a lane mask of the vector in $v. */
 const CONTROLS = [
@@ -175,38 +180,83 @@ const body = (found: readonly number[]): number[] => [
   END,
 ];
 
-/** The needle count above, VECTORS places of 16 a turn, one test for all of them first. */
-const count = (): number[] => {
-  const [$needle, $length, $n, $found, $at, $k, $d, $a, $b, $c, $m] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-  const lanes = (at: number[], offset: number, vector: number): number[] => [...at, ...V_LOAD, 0, ...leb(offset), GET, vector, ...EQ8];
-  const byte = (at: number[], offset = 0): number[] => [...at, LOAD8_U, 0, offset];
+// Fields of a slot: 0 the needle's address, 1 the bytes counted, 2 its whole length, 3 places, 4 misses.
+const field = (slot: number[], index: number): number[] => [...slot, LOAD, 2, ...leb(4 * index)];
+
+/** The tally above for `k` slots: their prefilters, VECTORS places of 16 a turn, one test for all first. */
+const tally = (k: number): number[] => {
+  const [$p, $found, $d] = [3, 4, 5];
+  const $v0 = $d + k;
+  const [$v1, $a] = [$v0 + 1, $v0 + 2];
+  const [$b, $c, $m] = [$a + k, $a + 2 * k, $a + 3 * k];
+  const slots = [...Array(k).keys()];
+  const slotAt = (s: number): number[] => i32(SLOTS_AT + 4 * SLOT_FIELDS * s);
   return [
-    2, 5, I32, 3 + VECTORS, V128,
-    GET, $length, ...i32(2), SUB, SET, $d,
-    ...byte([GET, $needle]), ...SPLAT8, SET, $a,
-    ...byte([GET, $needle], 1), ...SPLAT8, SET, $b,
-    ...byte([GET, $needle, GET, $d, ADD]), ...SPLAT8, SET, $c,
+    2, $d + k - $p, I32, $m + VECTORS - $v0, V128,
+    ...slots.flatMap((s) => [
+      ...field(slotAt(s), 1), ...i32(2), SUB, SET, $d + s,
+      ...field(slotAt(s), 0), LOAD8_U, 0, 0, ...SPLAT8, SET, $a + s,
+      ...field(slotAt(s), 0), LOAD8_U, 0, 1, ...SPLAT8, SET, $b + s,
+      ...field(slotAt(s), 0), GET, $d + s, ADD, LOAD8_U, 0, 0, ...SPLAT8, SET, $c + s,
+    ]),
     ...turns(
-      (k) => [
-        ...lanes([GET, $i], 16 * k, $a), ...lanes([GET, $i], 16 * k + 1, $b), ...V_AND,
-        ...lanes([GET, $i, GET, $d, ADD], 16 * k, $c), ...V_AND,
+      (v) => [
+        GET, $i, ...V_LOAD, 0, ...leb(16 * v), SET, $v0,
+        GET, $i, ...V_LOAD, 0, ...leb(16 * v + 1), SET, $v1,
+        ...slots.flatMap((s) => [
+          GET, $v0, GET, $a + s, ...EQ8, GET, $v1, GET, $b + s, ...EQ8, ...V_AND,
+          GET, $i, GET, $d + s, ADD, ...V_LOAD, 0, ...leb(16 * v), GET, $c + s, ...EQ8, ...V_AND,
+          ...(s === 0 ? [] : V_OR),
+        ]),
       ],
-      (k) => [
-        GET, $i, ...i32(16 * k), ADD, GET, $found, CTZ, ADD, SET, $at,
+      (v) => [
+        GET, $i, ...i32(16 * v), ADD, GET, $found, CTZ, ADD, SET, $p,
         ...clearLowest($found),
-        GET, $at, GET, $end, GE_U, BR_IF, 1,
-        ...i32(0), SET, $k,
-        BLOCK, EMPTY, LOOP, EMPTY,
-        GET, $k, GET, $length, GE_U, BR_IF, 1,
-        ...byte([GET, $at, GET, $k, ADD]), ...byte([GET, $needle, GET, $k, ADD]), NE, BR_IF, 1,
-        GET, $k, ...i32(1), ADD, SET, $k,
-        BR, 0,
-        END, END,
-        GET, $n, GET, $k, GET, $length, EQ, ADD, SET, $n,
+        GET, $p, GET, $end, GE_U, BR_IF, 1,
+        GET, $p, GET, $end, ...i32(k), CALL, VERIFY, DROP,
       ],
       $m, $found,
     ),
-    GET, $n,
+    ...i32(0),
+    END,
+  ];
+};
+
+/** Compares the place $p with the needle of every slot below $k, and counts it as above. */
+const verify = (): number[] => {
+  const [$p, $k] = [0, 2];
+  const [$j, $slot, $limit, $same, $differ] = [3, 4, 5, 6, 7];
+  const here = (index: number): number[] => field([GET, $slot], index);
+  const min = (x: number[], y: number[]): number[] => [...x, ...y, ...x, ...y, LT_U, SELECT];
+  const store = (index: number, value: number[]): number[] => [GET, $slot, ...value, STORE, 2, ...leb(4 * index)];
+  return [
+    1, 5, I32,
+    ...i32(SLOTS_AT), SET, $slot,
+    BLOCK, EMPTY, LOOP, EMPTY,
+    GET, $j, GET, $k, GE_U, BR_IF, 1,
+    ...min(here(2), [GET, $end, GET, $p, SUB]), SET, $limit,
+    BLOCK, EMPTY,
+    GET, $limit, ...here(1), LT_U, BR_IF, 0,
+    ...i32(0), SET, $same, ...i32(0), SET, $differ,
+    BLOCK, EMPTY, LOOP, EMPTY,
+    GET, $same, GET, $limit, GE_U, BR_IF, 1,
+    GET, $p, GET, $same, ADD, ...V_LOAD, 0, 0, ...here(0), GET, $same, ADD, ...V_LOAD, 0, 0, ...NE8, ...BITMASK8, SET, $differ,
+    GET, $differ, BR_IF, 1,
+    GET, $same, ...i32(16), ADD, SET, $same,
+    BR, 0,
+    END, END,
+    // The bytes that agree: up to the first lane that differs, at most $limit.
+    GET, $same, GET, $differ, CTZ, ADD, GET, $same, GET, $differ, SELECT, SET, $same,
+    ...min([GET, $same], [GET, $limit]), SET, $same,
+    GET, $same, ...here(1), LT_U, BR_IF, 0,
+    ...store(3, [...here(3), ...i32(1), ADD]),
+    ...store(4, [...here(4), GET, $same, ...here(2), LT_U, ADD]),
+    END,
+    GET, $j, ...i32(1), ADD, SET, $j,
+    GET, $slot, ...i32(4 * SLOT_FIELDS), ADD, SET, $slot,
+    BR, 0,
+    END, END,
+    ...i32(0),
     END,
   ];
 };
@@ -240,12 +290,16 @@ const name = (text: string): number[] => vector([...Buffer.from(text, "latin1")]
 // Assembled on first use: `sessionpin run` makes its first scanner after the agent started.
 const moduleBytes = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
-  // types: 0 (i32, i32, i32) -> i32, 1 (i32, i32, i32, i32) -> i32
-  ...section(1, [2, 0x60, 3, I32, I32, I32, 1, I32, 0x60, 4, I32, I32, I32, I32, 1, I32]),
-  ...section(3, [3, 0, 0, 1]), // functions 0 and 1 have type 0, function 2 type 1
+  // types: 0 (i32, i32, i32) -> i32
+  ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]),
+  ...section(3, [3 + SLOTS, ...new Array<number>(3 + SLOTS).fill(0)]), // every function has type 0
   ...section(5, [1, 0x00, ...leb(PAGES)]), // memory: PAGES, no maximum
-  ...section(7, [4, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("count"), 0x00, 2, ...name("memory"), 0x02, 0]),
-  ...section(10, [3, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(count())]),
+  ...section(7, [
+    3 + SLOTS, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0,
+    ...[...Array(SLOTS).keys()].flatMap((s) => [...name(`tally${s + 1}`), 0x00, VERIFY + 1 + s]),
+  ]),
+  ...section(10, [3 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
+    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1)))]),
 ]);
 
 // The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
@@ -260,23 +314,29 @@ let compiled: object | undefined;
 export const CONTROL_SCAN_BYTES = INPUT_BYTES;
 
 type ScanFunction = (from: number, end: number, out: number) => number;
-type CountFunction = (from: number, end: number, needle: number, length: number) => number;
 
 /** One scanner per reader: it owns a small WebAssembly memory the bytes are scanned in. */
 export class ControlScan {
   readonly #scan: ScanFunction;
   readonly #events: ScanFunction;
-  readonly #count: CountFunction;
+  /** The tally for k slots at k - 1. */
+  readonly #tallies: ScanFunction[];
   readonly #needleMemory: Buffer;
-  /** Where each needle `count` was given is in the memory, and where the next one goes. */
+  /** Where each needle `tally` was given is in the memory, and where the next one goes. */
   #needles = new Map<string, number>();
   #needlesEnd = NEEDLES_AT;
+  /** How often the needles' room was emptied: a slot placed before the last time is stale. */
+  #emptied = 0;
+  readonly #slots: Int32Array;
+  /** Which needle each used slot holds. */
+  readonly #slotNeedle = new Int32Array(SLOTS);
+  #tallied = new Int32Array(SLOTS);
   /** The span `lines` answers for (its one object is handed out again by each call). */
   #linesFrom = 0;
   #linesTo = 0;
   readonly #lines: LinesBytes = {
-    count: (needle) => this.count(needle, this.#linesFrom, this.#linesTo),
-    includes: (needle) => this.includes(needle, this.#linesFrom, this.#linesTo),
+    includes: (byte) => this.includes(byte, this.#linesFrom, this.#linesTo),
+    tally: (needles) => this.tally(needles, this.#linesFrom, this.#linesTo),
   };
   readonly #memory: Uint8Array;
   readonly #found: Int32Array;
@@ -295,8 +355,9 @@ export class ControlScan {
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
     this.#scan = exports["scan"] as ScanFunction;
     this.#events = exports["events"] as ScanFunction;
-    this.#count = exports["count"] as CountFunction;
+    this.#tallies = Array.from({ length: SLOTS }, (_, s) => exports[`tally${s + 1}`] as ScanFunction);
     this.#needleMemory = Buffer.from(memory.buffer, NEEDLES_AT, NEEDLE_BYTES);
+    this.#slots = new Int32Array(memory.buffer, SLOTS_AT, SLOTS * SLOT_FIELDS);
     this.#memory = new Uint8Array(memory.buffer);
     this.#found = new Int32Array(memory.buffer, OUTPUT_AT, INPUT_BYTES);
     this.#eventsFound = new Int32Array(memory.buffer, EVENTS_AT, INPUT_BYTES);
@@ -321,21 +382,36 @@ export class ControlScan {
   }
 
   /**
-   * The places in bytes [from, to) of the chunk last scanned where `needle` (a latin1 string: one
-   * byte a character) starts.
+   * For each needle, in bytes [from, to) of the chunk last scanned: the places its first `counted`
+   * bytes start at, or -1 when the rest of it does not follow one of them. Up to SLOTS needles
+   * are looked for in one pass. This scanner's own array, its first `needles.length` entries;
+   * valid until the next call.
    */
-  count(needle: string, from: number, to: number): number {
-    const length = needle.length;
-    const end = to - length + 1;
-    if (end <= from) return 0;
-    if (length < 2 || length > NEEDLE_BYTES) return this.#countInBuffer(needle, from, to);
-    return this.#count(from, end, this.#placed(needle), length);
+  tally(needles: readonly Needle[], from: number, to: number): Int32Array {
+    if (this.#tallied.length < needles.length) this.#tallied = new Int32Array(needles.length);
+    const tallied = this.#tallied;
+    let used = 0;
+    for (let index = 0; index < needles.length; index++) {
+      const needle = needles[index] as Needle;
+      if (needle.counted < 1 || needle.counted > needle.bytes.length) throw new RangeError(`a needle counts 1 to ${needle.bytes.length} of its bytes, not ${needle.counted}`);
+      if (needle.counted < 2 || needle.bytes.length > NEEDLE_BYTES / SLOTS) {
+        tallied[index] = this.#tallyInBuffer(needle, from, to);
+        continue;
+      }
+      this.#slotNeedle[used++] = index;
+      if (used === SLOTS) {
+        this.#tallySlots(needles, used, from, to);
+        used = 0;
+      }
+    }
+    if (used > 0) this.#tallySlots(needles, used, from, to);
+    return tallied;
   }
 
-  /** Whether `needle` starts anywhere in bytes [from, to): `count`, or one `memchr` for one byte. */
-  includes(needle: string, from: number, to: number): boolean {
-    if (needle.length === 1) return this.input.subarray(0, to).indexOf(needle, from, "latin1") !== -1;
-    return this.count(needle, from, to) > 0;
+  /** Whether `byte` (one latin1 character) is anywhere in bytes [from, to) of the chunk last scanned: one `memchr`. */
+  includes(byte: string, from: number, to: number): boolean {
+    if (byte.length !== 1) throw new RangeError(`includes looks for one byte, not ${JSON.stringify(byte)}`);
+    return this.input.subarray(0, to).indexOf(byte, from, "latin1") !== -1;
   }
 
   /** Bytes [from, to) of the chunk last scanned, searched as above: valid until the next call. */
@@ -345,6 +421,32 @@ export class ControlScan {
     return this.#lines;
   }
 
+  /** One pass for the needles of the first `used` slots. */
+  #tallySlots(needles: readonly Needle[], used: number, from: number, to: number): void {
+    const slots = this.#slots;
+    // Each needle at most a SLOTS-th of the room: one emptying leaves room for all of them.
+    for (let emptied = -1; emptied !== this.#emptied;) {
+      emptied = this.#emptied;
+      for (let s = 0; s < used; s++) {
+        const needle = needles[this.#slotNeedle[s] ?? 0] as Needle;
+        const at = s * SLOT_FIELDS;
+        slots[at] = this.#placed(needle.bytes);
+        slots[at + 1] = needle.counted;
+        slots[at + 2] = needle.bytes.length;
+      }
+    }
+    for (let s = 0; s < used; s++) {
+      const at = s * SLOT_FIELDS;
+      slots[at + 3] = 0;
+      slots[at + 4] = 0;
+    }
+    (this.#tallies[used - 1] as ScanFunction)(from, to, used);
+    for (let s = 0; s < used; s++) {
+      const at = s * SLOT_FIELDS;
+      this.#tallied[this.#slotNeedle[s] ?? 0] = (slots[at + 4] ?? 0) > 0 ? -1 : slots[at + 3] ?? 0;
+    }
+  }
+
   /** The needle's place in the memory, where it was written the first time it was asked for. */
   #placed(needle: string): number {
     const known = this.#needles.get(needle);
@@ -352,6 +454,7 @@ export class ControlScan {
     if (this.#needlesEnd + needle.length > NEEDLES_AT + NEEDLE_BYTES) {
       this.#needles.clear();
       this.#needlesEnd = NEEDLES_AT;
+      this.#emptied++;
     }
     const at = this.#needlesEnd;
     this.#needleMemory.write(needle, at - NEEDLES_AT, "latin1");
@@ -360,12 +463,15 @@ export class ControlScan {
     return at;
   }
 
-  /** The same, for a needle `count` does not take (one byte, or longer than its room). */
-  #countInBuffer(needle: string, from: number, to: number): number {
-    if (needle === "") return 1;
+  /** The same, for a needle the slots do not take (one byte counted, or longer than a slot's room). */
+  #tallyInBuffer({ bytes, counted }: Needle, from: number, to: number): number {
     const span = this.input.subarray(0, to);
+    const head = bytes.slice(0, counted);
     let places = 0;
-    for (let at = span.indexOf(needle, from, "latin1"); at !== -1; at = span.indexOf(needle, at + 1, "latin1")) places++;
+    for (let at = span.indexOf(head, from, "latin1"); at !== -1; at = span.indexOf(head, at + 1, "latin1")) {
+      places++;
+      if (counted < bytes.length && (at + bytes.length > to || span.toString("latin1", at, at + bytes.length) !== bytes)) return -1;
+    }
     return places;
   }
 

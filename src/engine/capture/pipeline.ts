@@ -27,10 +27,21 @@ export interface ControlFinder {
   lines(from: number, to: number): LinesBytes;
 }
 
-/** Whole lines, searched in their bytes: where a latin1 needle starts in them. */
+/** Whole lines, searched in their bytes for a few needles at once (ControlScan.tally). */
 export interface LinesBytes {
-  count(needle: string): number;
-  includes(needle: string): boolean;
+  /** Whether one byte (a latin1 character) is anywhere in the lines: a `memchr`. */
+  includes(byte: string): boolean;
+  /**
+   * For each needle, the places its first `counted` bytes start at in the lines, or -1 when the
+   * rest of it does not follow one of them. Valid until the next call.
+   */
+  tally(needles: readonly Needle[]): ArrayLike<number>;
+}
+
+/** A latin1 string looked for: the places of its first `counted` bytes, each followed by the rest or not. */
+export interface Needle {
+  readonly bytes: string;
+  readonly counted: number;
 }
 
 /**

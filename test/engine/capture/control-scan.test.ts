@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../../../src/engine/capture/control-scan.js";
+import type { Needle } from "../../../src/engine/capture/pipeline.js";
 import { seeded } from "../../helpers/random.js";
 
 /**
@@ -20,12 +21,21 @@ const expectedEvents = (bytes: Uint8Array): number[] =>
 // The class's edges, where an off-by-one in a comparison would show.
 const EDGES = [0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1b, 0x1f, 0x20, 0x7a, 0x7b, 0x7c, 0x7e, 0x7f, 0x80, 0x9b, 0xc1, 0xc2, 0xc3, 0xff];
 
-/** Every place `needle` starts at in `text`, overlapping ones too. */
-function places(text: string, needle: string): number {
+/**
+ * What `tally` answers for one needle, from the span's string: every place its first `counted`
+ * characters start at, overlapping ones too, or -1 when the rest does not follow one of them.
+ */
+function tallied(text: string, { bytes, counted }: Needle): number {
+  const head = bytes.slice(0, counted);
   let n = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) n++;
+  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, at + 1)) {
+    if (!text.startsWith(bytes, at)) return -1;
+    n++;
+  }
   return n;
 }
+
+const whole = (bytes: string): Needle => ({ bytes, counted: bytes.length });
 
 function randomBytes(length: number, random: () => number): Buffer {
   const bytes = Buffer.alloc(length);
@@ -72,54 +82,80 @@ describe("ControlScan", () => {
     for (const length of [0, 1, 15, 16, 17, 63, 64, 65, 1000]) expect([...scan.scan(Buffer.alloc(length, 0x61))]).toEqual([]);
   });
 
-  it("count and includes: the places a needle starts at in a span of the chunk, as in the span's string", () => {
+  it("tally and includes: for each of up to a dozen needles, the places it starts at in a span of the chunk, as in the span's string", () => {
     const random = seeded(11);
     const scan = new ControlScan();
     // Few byte values, so that needles occur, overlap, and near misses (two of the three bytes
     // looked for first) abound.
     const ALPHABET = Buffer.from('"result: {}\n\xe9', "latin1");
-    const pick = (length: number): Buffer => Buffer.from(Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)] ?? 0x20));
-    for (let trial = 0; trial < 4000; trial++) {
-      const needleLength = trial % 10 === 0 ? 1 + Math.floor(random() * 300) : 1 + Math.floor(random() * 9);
-      const needle = trial % 3 === 0 ? '"result"' : trial % 7 === 0 ? '"""' : pick(needleLength).toString("latin1");
-      const length = Math.floor(random() * 600);
+    const pick = (length: number): string => Buffer.from(Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)] ?? 0x20)).toString("latin1");
+    const needle = (): Needle => {
+      const kind = random();
+      if (kind < 0.2) return whole('"result"');
+      if (kind < 0.3) return whole('"""');
+      // A key and what must follow it; the rest is often a near miss of what the span holds.
+      if (kind < 0.6) return { bytes: `"result":${pick(1 + Math.floor(random() * 3))}`, counted: 8 };
+      const length = random() < 0.1 ? 1 + Math.floor(random() * 1500) : 1 + Math.floor(random() * 9);
       const bytes = pick(length);
-      for (let k = Math.floor(random() * 3); k > 0; k--) bytes.write(needle, Math.floor(random() * length), "latin1");
+      return { bytes, counted: 1 + Math.floor(random() * length) };
+    };
+    for (let trial = 0; trial < 4000; trial++) {
+      const needles = Array.from({ length: 1 + Math.floor(random() * (trial % 5 === 0 ? 12 : 5)) }, needle);
+      const length = Math.floor(random() * 600);
+      const bytes = Buffer.from(pick(length), "latin1");
+      for (let k = Math.floor(random() * 4); k > 0; k--) {
+        const { bytes: text, counted } = needles[Math.floor(random() * needles.length)] as Needle;
+        bytes.write(random() < 0.7 ? text : text.slice(0, counted), Math.floor(random() * length), "latin1");
+      }
       // What an earlier chunk left after this one's end must never count.
-      Buffer.concat([bytes, Buffer.from(needle.repeat(20), "latin1")]).copy(scan.input);
+      Buffer.concat([bytes, Buffer.from(needles.map((n) => n.bytes).join("").repeat(4), "latin1")]).copy(scan.input);
       scan.events(bytes);
       const from = Math.floor(random() * (length + 1));
       const to = from + Math.floor(random() * (length - from + 1));
       const text = bytes.toString("latin1", from, to);
-      expect(scan.count(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(places(text, needle));
-      expect(scan.includes(needle, from, to), JSON.stringify({ trial, needle, from, to })).toBe(text.includes(needle));
+      expect([...scan.tally(needles, from, to).subarray(0, needles.length)], JSON.stringify({ trial, needles, from, to })).toEqual(needles.map((n) => tallied(text, n)));
+      const byte = pick(1);
+      expect(scan.includes(byte, from, to), JSON.stringify({ trial, byte, from, to })).toBe(text.includes(byte));
     }
+    expect(() => scan.includes("ab", 0, 1)).toThrow(RangeError);
   });
 
-  it("count: a needle at every place of a turn, ending at the span's end or one byte past it", () => {
+  it("tally: a needle at every place of a turn, ending at the span's end or one byte past it", () => {
     const scan = new ControlScan();
-    const needle = '"result"';
-    for (let at = 0; at < 40; at++) {
-      const bytes = Buffer.alloc(64, 0x41);
-      bytes.write(needle, at, "latin1");
+    const key = { bytes: '"result":"x"', counted: 8 };
+    for (let at = 0; at < 60; at++) {
+      const bytes = Buffer.alloc(128, 0x41);
+      bytes.write(key.bytes, at, "latin1");
       scan.events(bytes);
-      expect(scan.count(needle, 0, 64)).toBe(1);
-      expect(scan.count(needle, at, at + needle.length)).toBe(1);
-      expect(scan.count(needle, at, at + needle.length - 1)).toBe(0);
-      expect(scan.count(needle, at + 1, 64)).toBe(0);
+      const one = (from: number, to: number): number[] => [...scan.tally([whole('"result"'), key], from, to).subarray(0, 2)];
+      expect(one(0, 128)).toEqual([1, 1]);
+      expect(one(at, at + 12)).toEqual([1, 1]);
+      // The key is there, what follows it is cut off by the span's end.
+      expect(one(at, at + 11)).toEqual([1, -1]);
+      expect(one(at, at + 7)).toEqual([0, 0]);
+      expect(one(at + 1, 128)).toEqual([0, 0]);
     }
   });
 
-  it("count: more needles than their room holds, each found where it was written", () => {
+  it("tally: more needles than their room holds, each found where it was written", () => {
     const scan = new ControlScan();
-    const bytes = Buffer.from("x".repeat(100), "latin1");
+    const bytes = Buffer.from("x".repeat(5000), "latin1");
     for (let n = 0; n < 3000; n++) {
-      const needle = `"key-${n}-${"y".repeat(n % 50)}"`;
+      // Up to 4 KB each: a few of them fill the room, and it is emptied between two needles of one pass.
+      const needle = `"key-${n}-${"y".repeat((n * 997) % 4000)}"`;
       bytes.write(needle, 10, "latin1");
       scan.events(bytes.subarray(0, 10 + needle.length));
-      expect(scan.count(needle, 0, 10 + needle.length)).toBe(1);
-      expect(scan.count('"key-0-"', 0, 10 + needle.length)).toBe(n === 0 ? 1 : 0);
+      // The long needle second: when it empties the room, the one before it must be written again.
+      const found = scan.tally([whole('"key-0-"'), whole(needle), whole("x"), whole(`"key-${n}-`)], 0, 10 + needle.length);
+      expect([...found.subarray(0, 4)]).toEqual([n === 0 ? 1 : 0, 1, 10, 1]);
     }
+  });
+
+  it("tally refuses a needle that counts none of its bytes or more than it has", () => {
+    const scan = new ControlScan();
+    scan.events(Buffer.from("abc"));
+    expect(() => scan.tally([{ bytes: "ab", counted: 0 }], 0, 3)).toThrow(RangeError);
+    expect(() => scan.tally([{ bytes: "ab", counted: 3 }], 0, 3)).toThrow(RangeError);
   });
 
   it("refuses a chunk longer than one scan takes", () => {
