@@ -97,7 +97,7 @@ const V128 = 0x7b;
 const EMPTY = 0x40;
 const [BLOCK, LOOP, IF, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x0b, 0x0c, 0x0d];
 const [GET, SET] = [0x20, 0x21];
-const [CALL, DROP, SELECT] = [0x10, 0x1a, 0x1b];
+const [RETURN, CALL, DROP, SELECT] = [0x0f, 0x10, 0x1a, 0x1b];
 const [EQZ, GE_U, LT_U, CTZ, ADD, SUB, AND, SHL, LOAD, LOAD8_U, STORE] = [0x45, 0x4f, 0x49, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x28, 0x2d, 0x36];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V_LOAD = simd(0x00);
@@ -222,6 +222,25 @@ const tally = (k: number): number[] => {
   ];
 };
 
+/** The first place in [$i, $end) of the byte $byte, or -1: the loop above with one compare a vector. */
+const find = (): number[] => {
+  const [$byte, $bits, $p, $splat, $m] = [2, 3, 4, 5, 6];
+  return [
+    2, 2, I32, 1 + VECTORS, V128,
+    GET, $byte, ...SPLAT8, SET, $splat,
+    ...turns(
+      (k) => [GET, $i, ...V_LOAD, 0, ...leb(16 * k), GET, $splat, ...EQ8],
+      (k) => [
+        GET, $i, ...i32(16 * k), ADD, GET, $bits, CTZ, ADD, SET, $p,
+        ...i32(-1), GET, $p, GET, $p, GET, $end, GE_U, SELECT, RETURN,
+      ],
+      $m, $bits,
+    ),
+    ...i32(-1),
+    END,
+  ];
+};
+
 /** Compares the place $p with the needle of every slot below $k, and counts it as above. */
 const verify = (): number[] => {
   const [$p, $k] = [0, 2];
@@ -292,14 +311,15 @@ const moduleBytes = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
   // types: 0 (i32, i32, i32) -> i32
   ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]),
-  ...section(3, [3 + SLOTS, ...new Array<number>(3 + SLOTS).fill(0)]), // every function has type 0
+  ...section(3, [4 + SLOTS, ...new Array<number>(4 + SLOTS).fill(0)]), // every function has type 0
   ...section(5, [1, 0x00, ...leb(PAGES)]), // memory: PAGES, no maximum
   ...section(7, [
-    3 + SLOTS, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0,
+    4 + SLOTS, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0,
     ...[...Array(SLOTS).keys()].flatMap((s) => [...name(`tally${s + 1}`), 0x00, VERIFY + 1 + s]),
+    ...name("find"), 0x00, VERIFY + 1 + SLOTS,
   ]),
-  ...section(10, [3 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
-    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1)))]),
+  ...section(10, [4 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
+    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find())]),
 ]);
 
 // The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
@@ -321,6 +341,7 @@ export class ControlScan {
   readonly #events: ScanFunction;
   /** The tally for k slots at k - 1. */
   readonly #tallies: ScanFunction[];
+  readonly #find: ScanFunction;
   readonly #needleMemory: Buffer;
   /** Where each needle `tally` was given is in the memory, and where the next one goes. */
   #needles = new Map<string, number>();
@@ -355,6 +376,7 @@ export class ControlScan {
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
     this.#scan = exports["scan"] as ScanFunction;
     this.#events = exports["events"] as ScanFunction;
+    this.#find = exports["find"] as ScanFunction;
     this.#tallies = Array.from({ length: SLOTS }, (_, s) => exports[`tally${s + 1}`] as ScanFunction);
     this.#needleMemory = Buffer.from(memory.buffer, NEEDLES_AT, NEEDLE_BYTES);
     this.#slots = new Int32Array(memory.buffer, SLOTS_AT, SLOTS * SLOT_FIELDS);
@@ -408,10 +430,14 @@ export class ControlScan {
     return tallied;
   }
 
-  /** Whether `byte` (one latin1 character) is anywhere in bytes [from, to) of the chunk last scanned: one `memchr`. */
+  /**
+   * Whether `byte` (one latin1 character) is anywhere in bytes [from, to) of the chunk last
+   * scanned. In WebAssembly: Buffer's `indexOf` is a `memchr`, but its way there from JavaScript
+   * cost as much as a skim's other questions together.
+   */
   includes(byte: string, from: number, to: number): boolean {
     if (byte.length !== 1) throw new RangeError(`includes looks for one byte, not ${JSON.stringify(byte)}`);
-    return this.input.subarray(0, to).indexOf(byte, from, "latin1") !== -1;
+    return this.#find(from, to, byte.charCodeAt(0)) !== -1;
   }
 
   /** Bytes [from, to) of the chunk last scanned, searched as above: valid until the next call. */
