@@ -101,6 +101,7 @@ const [RETURN, CALL, DROP, SELECT] = [0x0f, 0x10, 0x1a, 0x1b];
 const [EQZ, GE_U, LT_U, CTZ, ADD, SUB, AND, SHL, LOAD, LOAD8_U, STORE] = [0x45, 0x4f, 0x49, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x28, 0x2d, 0x36];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V_LOAD = simd(0x00);
+const V_STORE = simd(0x0b);
 const V_CONST = simd(0x0c);
 const EQ8 = simd(0x23);
 const NE8 = simd(0x24);
@@ -167,6 +168,8 @@ const clearLowest = ($bits: number): number[] => [GET, $bits, GET, $bits, ...i32
 /** The scan loop, finding the bytes `found` marks. */
 const body = (found: readonly number[]): number[] => [
   2, 2, I32, 1 + VECTORS, V128, // locals: two i32, then the v128s
+  // The last loads of the chunk read up to 63 bytes past its end: make them bytes never found.
+  ...[...Array(PAD_BYTES / 16).keys()].flatMap((k) => [GET, $end, ...splat(0x20), ...V_STORE, 0, ...leb(16 * k)]),
   ...turns(
     (k) => [GET, $i, ...V_LOAD, 0, ...leb(16 * k), SET, $v, ...found],
     (k) => [
@@ -504,8 +507,6 @@ export class ControlScan {
   #run(scan: ScanFunction, chunk: Uint8Array, out: number): number {
     if (chunk.length > INPUT_BYTES) throw new RangeError(`ControlScan takes at most ${INPUT_BYTES} bytes at a time, got ${chunk.length}`);
     if (chunk.buffer !== this.#memory.buffer || chunk.byteOffset !== 0) this.#memory.set(chunk);
-    // The last loads read up to 63 bytes past the end: make them bytes that are never found.
-    this.#memory.fill(0x20, chunk.length, chunk.length + PAD_BYTES);
     return scan(0, chunk.length, out);
   }
 }

@@ -3,7 +3,7 @@ import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
-import { skimBreaks } from "./skim.js";
+import { afterLastLineFeed, skimBreaks } from "./skim.js";
 import { ControlCursor } from "./control-cursor.js";
 
 /**
@@ -165,7 +165,7 @@ export class Capture {
   #skimmed(bytes: Buffer, events: ArrayLike<number>, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
     const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
     const first = this.#splitter.idle ? 0 : bytes.indexOf(LF) + 1;
-    const last = bytes.lastIndexOf(LF) + 1;
+    const last = afterLastLineFeed(bytes, events);
     if (first > 0) split(0, first);
     if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;

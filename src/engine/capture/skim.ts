@@ -74,6 +74,19 @@ export function aroundWholeLines(bytes: Uint8Array, split: (from: number, to: nu
   if (last < bytes.length) split(last, bytes.length);
 }
 
+/**
+ * The offset just after the last LF of `bytes`, 0 when there is none, found among its `events`
+ * (every LF is one): the few events after it are walked, where `lastIndexOf` paid its way into
+ * Buffer's binding on every read.
+ */
+export function afterLastLineFeed(bytes: Uint8Array, events: ArrayLike<number>): number {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const at = events[i] ?? 0;
+    if (bytes[at] === LF) return at + 1;
+  }
+  return 0;
+}
+
 /** The index of the first offset at or after `from` (offsets ascend). */
 function firstAtOrAfter(offsets: ArrayLike<number>, from: number): number {
   let low = 0;

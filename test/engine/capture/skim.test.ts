@@ -3,7 +3,7 @@ import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
 import { ControlScan } from "../../../src/engine/capture/control-scan.js";
 import { LineSplitter } from "../../../src/engine/capture/lines.js";
 import { mayStartWrapped } from "../../../src/engine/capture/rejoin.js";
-import { skimBreaks } from "../../../src/engine/capture/skim.js";
+import { afterLastLineFeed, skimBreaks } from "../../../src/engine/capture/skim.js";
 import { seeded } from "../../helpers/random.js";
 
 /**
@@ -63,5 +63,16 @@ describe("skimBreaks", () => {
     const bytes = Buffer.concat([Buffer.from("\x1b[2A{head\n", "latin1"), lines, Buffer.from("{tail\x1b[1m", "latin1")]);
     expect(skimBreaks(bytes, 10, 10 + lines.length, scan.events(bytes))).toBe(splitterBreaks(lines));
     expect(splitterBreaks(lines)).toBe(5);
+  });
+});
+
+describe("afterLastLineFeed", () => {
+  it("finds the end of the last LF among the events, as lastIndexOf does, whatever follows it", () => {
+    const random = seeded(17);
+    for (let trial = 0; trial < 3000; trial++) {
+      const text = Array.from({ length: Math.floor(random() * 200) }, () => ALPHABET[Math.floor(random() * ALPHABET.length)]).join("");
+      const bytes = Buffer.from(text, "latin1");
+      expect(afterLastLineFeed(bytes, scan.events(bytes)), JSON.stringify(text)).toBe(bytes.lastIndexOf(0x0a) + 1);
+    }
   });
 });
