@@ -95,10 +95,10 @@ const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 const I32 = 0x7f;
 const V128 = 0x7b;
 const EMPTY = 0x40;
-const [BLOCK, LOOP, IF, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x0b, 0x0c, 0x0d];
+const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x05, 0x0b, 0x0c, 0x0d];
 const [GET, SET] = [0x20, 0x21];
 const [RETURN, CALL, DROP, SELECT] = [0x0f, 0x10, 0x1a, 0x1b];
-const [EQZ, GE_U, LT_U, CTZ, ADD, SUB, AND, SHL, LOAD, LOAD8_U, STORE] = [0x45, 0x4f, 0x49, 0x68, 0x6a, 0x6b, 0x71, 0x74, 0x28, 0x2d, 0x36];
+const [EQZ, EQ, NE, LT_U, GT_U, GE_U, CTZ, ADD, SUB, AND, OR, SHL, LOAD, LOAD8_U, STORE] = [0x45, 0x46, 0x47, 0x49, 0x4b, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x72, 0x74, 0x28, 0x2d, 0x36];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V_LOAD = simd(0x00);
 const V_STORE = simd(0x0b);
@@ -244,6 +244,75 @@ const find = (): number[] => {
   ];
 };
 
+/**
+ * The line breaks of bytes [$from, $to) (`from` at a line start, `to` just after an LF), walking
+ * the $n offsets `events` wrote: skim.ts's count (LineSplitter's breaks: an LF or a CR run before
+ * one, a lone CR run, a row move), or -1 where a line with "{" has a control byte or may be the
+ * first row of a wrapped object (rejoin.ts).
+ */
+const shape = (): number[] => {
+  const [$from, $to, $n] = [0, 1, 2];
+  const [$e, $at, $byte, $breaks, $lineStart, $brace, $dirty, $k, $next] = [3, 4, 5, 6, 7, 8, 9, 10, 11];
+  const [LF, CR, ESC, OPEN, CLOSE] = [0x0a, 0x0d, 0x1b, 0x7b, 0x7d];
+  const load8 = (address: number[]): number[] => [...address, LOAD8_U, 0, 0];
+  const event = (index: number[]): number[] => [...index, ...i32(2), SHL, LOAD, 2, ...leb(EVENTS_AT)];
+  const add = (local: number, value: number): number[] => [GET, local, ...i32(value), ADD, SET, local];
+  const put = (local: number, value: number): number[] => [...i32(value), SET, local];
+  const oneOf = (local: number, values: readonly number[]): number[] =>
+    values.flatMap((value, index) => [GET, local, ...i32(value), EQ, ...(index === 0 ? [] : [OR])]);
+  const when = (test: number[], then: number[], otherwise?: number[]): number[] =>
+    [...test, IF, EMPTY, ...then, ...(otherwise === undefined ? [] : [ELSE, ...otherwise]), END];
+  // Repeats `step` while `test` holds (a block around a loop: br_if 1 leaves it).
+  const whilst = (test: number[], step: number[]): number[] => [BLOCK, EMPTY, LOOP, EMPTY, ...test, EQZ, BR_IF, 1, ...step, BR, 0, END, END];
+  const failed = [...i32(-1), RETURN];
+  return [
+    1, 9, I32,
+    GET, $from, SET, $lineStart,
+    BLOCK, EMPTY, LOOP, EMPTY,
+    GET, $e, GET, $n, GE_U, BR_IF, 1,
+    ...event([GET, $e]), SET, $at,
+    ...add($e, 1),
+    GET, $at, GET, $from, LT_U, BR_IF, 0,
+    GET, $at, GET, $to, GE_U, BR_IF, 1,
+    ...load8([GET, $at]), SET, $byte,
+    ...when([GET, $byte, ...i32(LF), EQ], [
+      ...add($breaks, 1),
+      ...when([GET, $brace], [
+        ...when([GET, $dirty], failed),
+        // The first row of a wrapped object: it starts with "{" and its last byte but blanks is no "}".
+        ...when([...load8([GET, $lineStart]), ...i32(OPEN), EQ], [
+          GET, $at, SET, $k,
+          ...whilst([GET, $k, GET, $lineStart, GT_U, ...load8([GET, $k, ...i32(1), SUB]), SET, $next, ...oneOf($next, [0x20, 0x09, CR]), AND], add($k, -1)),
+          ...when([...load8([GET, $k, ...i32(1), SUB]), ...i32(CLOSE), NE], failed),
+        ]),
+      ]),
+      GET, $at, ...i32(1), ADD, SET, $lineStart, ...put($brace, 0), ...put($dirty, 0),
+    ], when([GET, $byte, ...i32(OPEN), EQ], put($brace, 1), when([GET, $byte, ...i32(CR), EQ], [
+      GET, $at, ...i32(1), ADD, SET, $k,
+      ...whilst([...load8([GET, $k]), ...i32(CR), EQ], add($k, 1)),
+      // The run's other CRs are events of their own: passed over.
+      ...whilst([GET, $e, GET, $n, LT_U, ...event([GET, $e]), GET, $k, LT_U, AND], add($e, 1)),
+      // A CR run before an LF is part of that line break; any other is a break of its own.
+      ...when([...load8([GET, $k]), ...i32(LF), NE], [...add($breaks, 1), ...put($dirty, 1)]),
+    ], [
+      ...put($dirty, 1),
+      // A row move LineSplitter breaks lines at: ESC D/E/M, or CSI [0-9;]* A/B/E/F/H/d/f.
+      ...when([GET, $byte, ...i32(ESC), EQ], [
+        ...load8([GET, $at, ...i32(1), ADD]), SET, $next,
+        ...when([GET, $next, ...i32(0x5b), NE], when(oneOf($next, [0x44, 0x45, 0x4d]), add($breaks, 1)), [
+          GET, $at, ...i32(2), ADD, SET, $k,
+          ...whilst([...load8([GET, $k]), SET, $next, GET, $next, ...i32(0x30), SUB, ...i32(10), LT_U, GET, $next, ...i32(0x3b), EQ, OR], add($k, 1)),
+          ...when(oneOf($next, [0x41, 0x42, 0x45, 0x46, 0x48, 0x64, 0x66]), add($breaks, 1)),
+        ]),
+      ]),
+    ]))),
+    BR, 0,
+    END, END,
+    GET, $breaks,
+    END,
+  ];
+};
+
 /** Compares the place $p with the needle of every slot below $k, and counts it as above. */
 const verify = (): number[] => {
   const [$p, $k] = [0, 2];
@@ -314,15 +383,15 @@ const moduleBytes = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
   // types: 0 (i32, i32, i32) -> i32
   ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]),
-  ...section(3, [4 + SLOTS, ...new Array<number>(4 + SLOTS).fill(0)]), // every function has type 0
+  ...section(3, [5 + SLOTS, ...new Array<number>(5 + SLOTS).fill(0)]), // every function has type 0
   ...section(5, [1, 0x00, ...leb(PAGES)]), // memory: PAGES, no maximum
   ...section(7, [
-    4 + SLOTS, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0,
+    5 + SLOTS, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0,
     ...[...Array(SLOTS).keys()].flatMap((s) => [...name(`tally${s + 1}`), 0x00, VERIFY + 1 + s]),
-    ...name("find"), 0x00, VERIFY + 1 + SLOTS,
+    ...name("find"), 0x00, VERIFY + 1 + SLOTS, ...name("breaks"), 0x00, VERIFY + 2 + SLOTS,
   ]),
-  ...section(10, [4 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
-    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find())]),
+  ...section(10, [5 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
+    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find()), ...vector(shape())]),
 ]);
 
 // The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
@@ -345,6 +414,9 @@ export class ControlScan {
   /** The tally for k slots at k - 1. */
   readonly #tallies: ScanFunction[];
   readonly #find: ScanFunction;
+  readonly #breaks: ScanFunction;
+  /** How many offsets the last `events` wrote. */
+  #eventsCount = 0;
   readonly #needleMemory: Buffer;
   /** Where each needle `tally` was given is in the memory, and where the next one goes. */
   #needles = new Map<string, number>();
@@ -380,6 +452,7 @@ export class ControlScan {
     this.#scan = exports["scan"] as ScanFunction;
     this.#events = exports["events"] as ScanFunction;
     this.#find = exports["find"] as ScanFunction;
+    this.#breaks = exports["breaks"] as ScanFunction;
     this.#tallies = Array.from({ length: SLOTS }, (_, s) => exports[`tally${s + 1}`] as ScanFunction);
     this.#needleMemory = Buffer.from(memory.buffer, NEEDLES_AT, NEEDLE_BYTES);
     this.#slots = new Int32Array(memory.buffer, SLOTS_AT, SLOTS * SLOT_FIELDS);
@@ -399,11 +472,22 @@ export class ControlScan {
 
   /**
    * The same, and the offsets of every LF and "{" among them: what a stretch of whole lines is
-   * told from by `skimBreaks` (skim.ts) without a string made of each line. A view, valid until
+   * told from by `breaks` (skim.ts) without a string made of each line. A view, valid until
    * the next `events` call; `scan`'s result stays.
    */
   events(chunk: Uint8Array): Int32Array {
-    return this.#eventsFound.subarray(0, this.#run(this.#events, chunk, EVENTS_AT));
+    this.#eventsCount = this.#run(this.#events, chunk, EVENTS_AT);
+    return this.#eventsFound.subarray(0, this.#eventsCount);
+  }
+
+  /**
+   * The line breaks in bytes [from, to) of the chunk `events` took last (`from` at a line start,
+   * `to` just after an LF), counted as LineSplitter counts them; undefined when a line there must
+   * go through the splitter (skim.ts). Walked in WebAssembly over the offsets `events` wrote.
+   */
+  breaks(from: number, to: number): number | undefined {
+    const breaks = this.#breaks(from, to, this.#eventsCount);
+    return breaks < 0 ? undefined : breaks;
   }
 
   /**

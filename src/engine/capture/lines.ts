@@ -1,6 +1,6 @@
 const LF = 0x0a;
 const CR = 0x0d;
-// skim.ts's movesCursor asks the same of bytes.
+// ControlScan.breaks (control-scan.ts) asks the same of bytes.
 const ESCAPE_BREAK = /\x1b(?:\[[0-9;]*[ABEFHdf]|[DEM])/y;
 
 /**

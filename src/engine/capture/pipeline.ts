@@ -3,7 +3,7 @@ import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
-import { afterLastLineFeed, skimBreaks } from "./skim.js";
+import { afterLastLineFeed } from "./skim.js";
 import { ControlCursor } from "./control-cursor.js";
 
 /**
@@ -23,6 +23,11 @@ export interface ControlFinder {
   scan(chunk: Uint8Array): ArrayLike<number>;
   /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
   events(chunk: Uint8Array): ArrayLike<number>;
+  /**
+   * The line breaks in bytes [from, to) of the chunk `events` took last, or undefined when a line
+   * there must go through the splitter (skim.ts).
+   */
+  breaks(from: number, to: number): number | undefined;
   /** Bytes [from, to) of the chunk `events` took last, to search: valid until the next call. */
   lines(from: number, to: number): LinesBytes;
 }
@@ -168,7 +173,7 @@ export class Capture {
     const last = afterLastLineFeed(bytes, events);
     if (first > 0) split(0, first);
     if (last > first) {
-      const breaks = this.#splitter.idle && !this.#wrapped.holding ? skimBreaks(bytes, first, last, events) : undefined;
+      const breaks = this.#splitter.idle && !this.#wrapped.holding ? controls.breaks(first, last) : undefined;
       if (breaks !== undefined && skim(controls.lines(first, last))) this.#splitter.skip(last - first, breaks);
       else split(first, last);
     }

@@ -48,19 +48,12 @@ export type Rejoined = { readonly kind: "row"; readonly line: RawLine } | { read
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
 
-/** Whether a raw line could be the first row of a wrapped JSON object (cheap: two byte checks). */
+/** Whether a raw line could be the first row of a wrapped JSON object (cheap: two byte checks; ControlScan.breaks asks the same of bytes). */
 export function mayStartWrapped(bytes: string): boolean {
   if (bytes.charCodeAt(0) !== OPEN) return false;
   let end = bytes.length;
   while (end > 0 && isBlank(bytes.charCodeAt(end - 1))) end--;
   return bytes.charCodeAt(end - 1) !== CLOSE;
-}
-
-/** The same question of the line `bytes[start, end)`, asked of a buffer (skim.ts). */
-export function mayStartWrappedAt(bytes: Uint8Array, start: number, end: number): boolean {
-  if (bytes[start] !== OPEN) return false;
-  while (end > start && isBlank(bytes[end - 1] ?? 0)) end--;
-  return bytes[end - 1] !== CLOSE;
 }
 
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x0d;

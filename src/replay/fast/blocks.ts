@@ -3,7 +3,7 @@ import type { Pinned } from "../../engine/tracker.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../../engine/capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
 import { ControlCursor } from "../../engine/capture/control-cursor.js";
-import { aroundWholeLines, skimBreaks } from "../../engine/capture/skim.js";
+import { aroundWholeLines } from "../../engine/capture/skim.js";
 import { linesRelevance, MAY_CHANGE, NAMES_PIN, type LinesRelevance } from "../../engine/relevance-lines.js";
 import { RANGE_READ_BYTES } from "../ranges.js";
 
@@ -81,7 +81,7 @@ export class BlockScanner {
       const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
       const events = this.#controls.events(piece);
       this.#cursor.piece(events, this.#end, piece);
-      aroundWholeLines(piece, (from, to) => this.#split(piece.subarray(from, to)), (first, last) => this.#skimOrSplit(piece, first, last, events));
+      aroundWholeLines(piece, (from, to) => this.#split(piece.subarray(from, to)), (first, last) => this.#skimOrSplit(piece, first, last));
       this.#end += piece.length;
       this.#cursor.endPiece();
     }
@@ -95,8 +95,8 @@ export class BlockScanner {
    * The whole lines of `piece[first, last)`: passed over into the open skip block when none of
    * them could change the guess (skim.ts, relevance-lines.ts), as `run` passes over them.
    */
-  #skimOrSplit(piece: Buffer, first: number, last: number, events: ArrayLike<number>): void {
-    const breaks = this.#guess !== undefined && this.#splitter.idle ? skimBreaks(piece, first, last, events) : undefined;
+  #skimOrSplit(piece: Buffer, first: number, last: number): void {
+    const breaks = this.#guess !== undefined && this.#splitter.idle ? this.#controls.breaks(first, last) : undefined;
     const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(this.#controls.lines(first, last), this.#guessAsPin());
     if (breaks === undefined || verdict === MAY_CHANGE) {
       this.#split(piece.subarray(first, last));

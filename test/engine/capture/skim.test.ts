@@ -3,11 +3,11 @@ import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
 import { ControlScan } from "../../../src/engine/capture/control-scan.js";
 import { LineSplitter } from "../../../src/engine/capture/lines.js";
 import { mayStartWrapped } from "../../../src/engine/capture/rejoin.js";
-import { afterLastLineFeed, skimBreaks } from "../../../src/engine/capture/skim.js";
+import { afterLastLineFeed } from "../../../src/engine/capture/skim.js";
 import { seeded } from "../../helpers/random.js";
 
 /**
- * skimBreaks against the splitter it stands in for: the same count of line breaks in any run of
+ * ControlScan.breaks against the splitter it stands in for: the same count of line breaks in any run of
  * whole lines, and a refusal exactly where a line with "{" could be read for more than its bytes
  * show (a control byte in it, or the first row of a wrapped object).
  */
@@ -38,13 +38,14 @@ function mustBeRead(bytes: Buffer): boolean {
   });
 }
 
-describe("skimBreaks", () => {
+describe("ControlScan.breaks (the skim's look at a run of lines)", () => {
   it("counts the splitter's line breaks, and refuses exactly the runs with a line that must be read", () => {
     const random = seeded(23);
     let refused = 0;
     for (let round = 0; round < 5000; round++) {
       const bytes = randomLines(random);
-      const breaks = skimBreaks(bytes, 0, bytes.length, scan.events(bytes));
+      scan.events(bytes);
+      const breaks = scan.breaks(0, bytes.length);
       const label = JSON.stringify(bytes.toString("latin1"));
       if (mustBeRead(bytes)) {
         expect(breaks, label).toBeUndefined();
@@ -61,8 +62,21 @@ describe("skimBreaks", () => {
   it("counts from `from` to `to` only, whatever lies around them", () => {
     const lines = Buffer.from("one\r\ntwo\x1b[3;1Hthree\rfour\r\n{\"a\":1}\r\n", "latin1");
     const bytes = Buffer.concat([Buffer.from("\x1b[2A{head\n", "latin1"), lines, Buffer.from("{tail\x1b[1m", "latin1")]);
-    expect(skimBreaks(bytes, 10, 10 + lines.length, scan.events(bytes))).toBe(splitterBreaks(lines));
+    scan.events(bytes);
+    expect(scan.breaks(10, 10 + lines.length)).toBe(splitterBreaks(lines));
     expect(splitterBreaks(lines)).toBe(5);
+  });
+});
+
+describe("ControlScan.breaks, the first row of a wrapped object", () => {
+  it("is a line that starts with \"{\" and does not end in \"}\" but for blanks (space, tab, CR)", () => {
+    for (const blanks of ["", " ", "\t", "\r", " \t\r\r"]) {
+      for (const [line, wrapped] of [['{"a":1}', false], ['{"a":1', true], [' {"a":1', false]] as const) {
+        const bytes = Buffer.from(`${line}${blanks}\n`, "latin1");
+        scan.events(bytes);
+        expect(scan.breaks(0, bytes.length), JSON.stringify(bytes.toString("latin1"))).toBe(wrapped ? undefined : splitterBreaks(bytes));
+      }
+    }
   });
 });
 
