@@ -37,6 +37,9 @@ const outdir = `${root}dist/bin`;
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
 writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: "commonjs" })}\n`);
+// The control scan's WebAssembly, assembled once here from tsc's output (control-scan.ts says why).
+const { assembleControlScan } = await import(`${root}dist/engine/capture/control-scan.js`);
+const controlScan = Buffer.from(assembleControlScan()).toString("base64");
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -48,7 +51,7 @@ const common = {
   // loader for `import()` unless it is given one.
   supported: { "dynamic-import": false },
   // CommonJS has no import.meta.
-  define: { "import.meta.url": "importMetaUrl" },
+  define: { "import.meta.url": "importMetaUrl", SESSIONPIN_CONTROL_SCAN: JSON.stringify(controlScan) },
   inject: ["scripts/import-meta-url.js"],
   // Without the comments and indentation V8 parses the file in ~5.5 ms instead of ~9.5 ms on a
   // start without a cache. Names stay, so a stack trace still names its functions.

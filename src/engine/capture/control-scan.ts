@@ -378,8 +378,8 @@ const vector = (items: number[]): number[] => [...leb(items.length), ...items];
 const section = (id: number, content: number[]): number[] => [id, ...vector(content)];
 const name = (text: string): number[] => vector([...Buffer.from(text, "latin1")]);
 
-// Assembled on first use: `sessionpin run` makes its first scanner after the agent started.
-const moduleBytes = (): Uint8Array => new Uint8Array([
+/** The module's bytes, assembled: what the bundle embeds (scripts/bundle.mjs). */
+export const assembleControlScan = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
   // types: 0 (i32, i32, i32) -> i32
   ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]),
@@ -393,6 +393,12 @@ const moduleBytes = (): Uint8Array => new Uint8Array([
   ...section(10, [5 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
     ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find()), ...vector(shape())]),
 ]);
+
+// The bundle defines this as the module's bytes in base64, assembled when it was built: done in
+// JavaScript at run time, by code run once and so never optimised, it took 5-8 ms of the first
+// scanner (`sessionpin run` makes it at the agent's first output), the compile 1-2 ms. Undefined
+// outside the bundle (tsc's output, the tests), which assemble the bytes themselves.
+declare const SESSIONPIN_CONTROL_SCAN: string | undefined;
 
 // The project's lib (ES2023, no DOM) has no WebAssembly types; Node has the API.
 interface Wasm {
@@ -446,7 +452,7 @@ export class ControlScan {
   readonly maxBytes = INPUT_BYTES;
 
   constructor() {
-    compiled ??= new wasm.Module(moduleBytes());
+    compiled ??= new wasm.Module(typeof SESSIONPIN_CONTROL_SCAN === "string" ? Buffer.from(SESSIONPIN_CONTROL_SCAN, "base64") : assembleControlScan());
     const { exports } = new wasm.Instance(compiled);
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
     this.#scan = exports["scan"] as ScanFunction;

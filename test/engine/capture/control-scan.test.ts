@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { MAYBE_CONTROL_BYTES } from "../../../src/engine/capture/clean.js";
-import { CONTROL_SCAN_BYTES, ControlScan } from "../../../src/engine/capture/control-scan.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { assembleControlScan, CONTROL_SCAN_BYTES, ControlScan } from "../../../src/engine/capture/control-scan.js";
 import type { Needle } from "../../../src/engine/capture/pipeline.js";
 import { seeded } from "../../helpers/random.js";
 
@@ -10,6 +13,8 @@ import { seeded } from "../../helpers/random.js";
  */
 const CLASS = new RegExp(MAYBE_CONTROL_BYTES.source, "g");
 const LF = 0x0a;
+// The bundle `npm test` builds first (pretest).
+const BUNDLE = fileURLToPath(new URL("../../../dist/bin/", import.meta.url));
 const expected = (bytes: Uint8Array): number[] =>
   [...Buffer.from(bytes).toString("latin1").matchAll(CLASS)].map((match) => match.index).filter((at) => bytes[at] !== LF);
 // `events`: the same, and every LF and "{".
@@ -156,6 +161,11 @@ describe("ControlScan", () => {
     scan.events(Buffer.from("abc"));
     expect(() => scan.tally([{ bytes: "ab", counted: 0 }], 0, 3)).toThrow(RangeError);
     expect(() => scan.tally([{ bytes: "ab", counted: 3 }], 0, 3)).toThrow(RangeError);
+  });
+
+  it("is what the bundle carries: the module as assembled now, in the CLI and in replay's worker", () => {
+    const assembled = JSON.stringify(Buffer.from(assembleControlScan()).toString("base64"));
+    for (const file of ["cli.js", "scan-worker.js"]) expect(readFileSync(join(BUNDLE, file), "utf8"), file).toContain(assembled);
   });
 
   it("refuses a chunk longer than one scan takes", () => {
