@@ -20,6 +20,11 @@ export type LineFilter = (bytes: string, mayHaveControls: boolean) => boolean;
  */
 export interface ControlFinder {
   readonly maxBytes: number;
+  /**
+   * Bytes read or copied into this are scanned where they lie (at its start); a skim holds a
+   * partial line here. A scan overwrites what lies past its chunk.
+   */
+  readonly input: Buffer;
   scan(chunk: Uint8Array): ArrayLike<number>;
   /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
   events(chunk: Uint8Array): ArrayLike<number>;
@@ -103,7 +108,8 @@ export class Capture {
    * of a buffer the next piece is copied behind. Each piece then starts where a line starts, and
    * the skim passes over its lines up to the last LF, the line the previous piece began among
    * them; without it that line went through the splitter in two halves, on every 4 KiB read.
-   * Held only while the splitter is idle, so nothing is held twice.
+   * Held only while the splitter is idle, so nothing is held twice. The buffer is the scanner's
+   * `input`: the piece is copied once, where it is scanned.
    */
   readonly #held: Buffer | undefined;
   #heldLength = 0;
@@ -115,7 +121,7 @@ export class Capture {
     this.#controls = options.wanted === undefined ? undefined : options.controls;
     this.#skim = this.#controls === undefined ? undefined : options.skim;
     // Held bytes and the piece behind them fit one scan (push releases them first otherwise).
-    this.#held = this.#controls === undefined || this.#skim === undefined ? undefined : Buffer.allocUnsafe(this.#controls.maxBytes);
+    this.#held = this.#skim === undefined ? undefined : this.#controls?.input;
   }
 
   push(chunk: Uint8Array | string, onLine: (line: Line) => void): void {
@@ -183,7 +189,10 @@ export class Capture {
       split(rest, bytes.length);
       return;
     }
-    bytes.copy(this.#held as Buffer, 0, rest);
+    const held = this.#held as Buffer;
+    // `bytes` is the held buffer itself, unless nothing was held before this piece.
+    if (bytes.buffer === held.buffer && bytes.byteOffset === held.byteOffset) held.copyWithin(0, rest, bytes.length);
+    else held.set(bytes.subarray(rest));
     this.#heldLength = bytes.length - rest;
   }
 
