@@ -28,8 +28,8 @@ const SLOT_FIELDS = 5;
 const PAGE_BYTES = 64 * 1024;
 const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 
-// The module, written out by hand (it is ~3 KB; a WAT toolchain would be a dependency for
-// three functions). Their text form:
+// The module, written out by hand (it is ~4 KB; a WAT toolchain would be a dependency for a few
+// functions). The text form of the scan's:
 //
 // (func (export "scan") (param $i i32) (param $end i32) (param $out i32) (result i32)
 //   (local $mask i32) (local $n i32) (local $v v128) (local $m0 v128) … (local $m3 v128)
@@ -58,7 +58,7 @@ const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 // replay transcript, 0.19 CPU s/GB, where one vector a turn (and `events` as `scan` plus two
 // compares) took 0.33.
 //
-// A third function counts, in one pass over a span, the places of up to SLOTS needles (written
+// The tally functions count, in one pass over a span, the places of up to SLOTS needles (written
 // into the memory once; a table of slots says where each is). Each needle's prefilter is three of
 // its bytes (its first, its second, and the one before the end of the part counted, inside a JSON
 // string's quotes); a place any prefilter marks is compared with every needle, 16 bytes at a time.
@@ -250,7 +250,7 @@ const find = (): number[] => {
  * one, a lone CR run, a row move), or -1 where a line with "{" has a control byte or may be the
  * first row of a wrapped object (rejoin.ts).
  */
-const shape = (): number[] => {
+const lineBreaks = (): number[] => {
   const [$from, $to, $n] = [0, 1, 2];
   const [$e, $at, $byte, $breaks, $lineStart, $brace, $dirty, $k, $next] = [3, 4, 5, 6, 7, 8, 9, 10, 11];
   const [LF, CR, ESC, OPEN, CLOSE] = [0x0a, 0x0d, 0x1b, 0x7b, 0x7d];
@@ -391,7 +391,7 @@ export const assembleControlScan = (): Uint8Array => new Uint8Array([
     ...name("find"), 0x00, VERIFY + 1 + SLOTS, ...name("breaks"), 0x00, VERIFY + 2 + SLOTS,
   ]),
   ...section(10, [5 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
-    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find()), ...vector(shape())]),
+    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find()), ...vector(lineBreaks())]),
 ]);
 
 // The bundle defines this as the module's bytes in base64, assembled when it was built: done in

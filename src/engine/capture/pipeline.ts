@@ -39,7 +39,7 @@ export interface ControlFinder {
 
 /** Whole lines, searched in their bytes for a few needles at once (ControlScan.tally). */
 export interface LinesBytes {
-  /** Whether one byte (a latin1 character) is anywhere in the lines: a `memchr`. */
+  /** Whether one byte (a latin1 character) is anywhere in the lines. */
   includes(byte: string): boolean;
   /**
    * For each needle, the places its first `counted` bytes start at in the lines, or -1 when the
