@@ -70,7 +70,9 @@ describe(`OpenCode ${VERSION}`, () => {
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--prompt", REMEMBER, "--record", cast], ["opencode"])));
     await answered(cold, NOTED);
     expect(startsIn(sb.readLog())).toEqual([["opencode", "--prompt", REMEMBER]]);
-    // What OpenCode wrote while it ran: its log names the new session and this folder.
+    // What OpenCode wrote while it ran: its log names the new session and this folder (written on
+    // its own schedule, so waited for, bounded).
+    await waitUntil(() => createdInLog(sb).length > 0, "OpenCode's log to name the session");
     const created = createdInLog(sb);
     expect(created).toHaveLength(1);
     expect(created[0]?.directory).toBe(cwdOf(sb));
@@ -198,6 +200,9 @@ describe(`OpenCode ${VERSION}`, () => {
     expect(startsIn(sb.readLog())).toEqual([["opencode", "-s", STALE], ["opencode", "--prompt", REMEMBER]]);
     expect(sb.readLog()).toMatch(new RegExp(`stored ID ${STALE} rejected: .*Session not found`));
     expect(sb.asideFiles("rejected")).toHaveLength(1);
+    // OpenCode writes its log on its own schedule: under load its line for the new session came
+    // after the answer was on screen (CI, 2026-11-26), so the test waits for it, bounded.
+    await waitUntil(() => createdInLog(sb).length > 0, "OpenCode's log to name the new session");
     const created = createdInLog(sb);
     expect(created).toHaveLength(1);
     expect(turnsAsking(api().completions(), REMEMBER).length).toBeGreaterThan(0);
