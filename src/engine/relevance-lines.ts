@@ -42,7 +42,7 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
       asked = value === `"${pinned.id}"` ? { pinned: named, provisional: [...named, ...distinct.map((bytes) => ({ bytes, counted: bytes.length }))] } : undefined;
     }
     if (asked === undefined) return MAY_CHANGE;
-    // A backslash is seldom there, and one byte is found by `memchr`: the two escapes only then.
+    // A backslash is seldom there, and one byte is found in one cheap pass: the two escapes only then.
     if (lines.includes("\\")) {
       const escaped = lines.tally(ESCAPES);
       if (escaped[0] !== 0 || escaped[1] !== 0) return MAY_CHANGE;

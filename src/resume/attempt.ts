@@ -140,8 +140,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
 
 /**
  * The capture's sink; `judging` decides, per chunk, whether every line must be read. The capture
- * is made at the first output, after the screen has it: assembling the control scan's
- * WebAssembly takes a few milliseconds, which the agent's first bytes need not wait for.
+ * is made at the first output, after the screen has it: compiling the control scan's
+ * WebAssembly takes a millisecond or two, which the agent's first bytes need not wait for.
  */
 function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void): OutputSink {
   let capture: Capture | undefined;

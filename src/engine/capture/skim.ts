@@ -18,11 +18,12 @@ const LF = 0x0a;
 /**
  * Cuts `bytes` where a skim can start and end: `split` gets the bytes up to the first LF, then
  * `lines` the whole lines after them up to the last LF, then `split` the rest (when there is any).
- * With fewer than two LFs there are no such lines, and `split` gets it all.
+ * With fewer than two LFs there are no such lines, and `split` gets it all. `events`: those of
+ * `bytes` (ControlScan.events), where the last LF is found.
  */
-export function aroundWholeLines(bytes: Uint8Array, split: (from: number, to: number) => void, lines: (from: number, to: number) => void): void {
+export function aroundWholeLines(bytes: Uint8Array, events: ArrayLike<number>, split: (from: number, to: number) => void, lines: (from: number, to: number) => void): void {
   const first = bytes.indexOf(LF) + 1;
-  const last = bytes.lastIndexOf(LF) + 1;
+  const last = afterLastLineFeed(bytes, events);
   if (first === 0 || last === first) {
     split(0, bytes.length);
     return;

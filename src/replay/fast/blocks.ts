@@ -81,7 +81,7 @@ export class BlockScanner {
       const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
       const events = this.#controls.events(piece);
       this.#cursor.piece(events, this.#end, piece);
-      aroundWholeLines(piece, (from, to) => this.#split(piece.subarray(from, to)), (first, last) => this.#skimOrSplit(piece, first, last));
+      aroundWholeLines(piece, events, (from, to) => this.#split(piece.subarray(from, to)), (first, last) => this.#skimOrSplit(piece, first, last));
       this.#end += piece.length;
       this.#cursor.endPiece();
     }
