@@ -33,11 +33,16 @@ function sectionRows(s) {
     // Since the bench paired its runs: the median of each round's ratio, and their spread.
     const spread = t.pairRatios === undefined ? "" : ` (${t.pairRatios.length} pairs, ${f2(Math.min(...t.pairRatios))}-${f2(Math.max(...t.pairRatios))})`;
     rows.push(row("throughput", `1 passthrough throughput (${t.sizeMB} MB)`, `relay ${f1(m.relay)} MB/s`, `${f1(m.shim)} MB/s`, `${f2(t.vsRelay)} of relay${spread}`, ">= 0.95 of relay", t.vsRelay >= 0.95));
+    if (t.scanVsRelay !== undefined) {
+      const scanSpread = ` (${t.scanRatios.length} pairs, ${f2(Math.min(...t.scanRatios))}-${f2(Math.max(...t.scanRatios))})`;
+      rows.push(row("throughput", "1 … the relay scanning each read as capture first does (the floor)", `relay ${f1(m.relay)} MB/s`, `relay+scan ${f1(m.relayScan)} MB/s`, `${f2(t.scanVsRelay)} of relay${scanSpread}`, "(reference)", undefined));
+    }
     rows.push(row("throughput", "1 … bare PTY, C and Python peers (MB/s)", `bare ${f1(m.bare)}`, peers(["script", "asciinema"], (n) => f1(m[n])) || "(none installed)", `shim ${f2(m.shim / m.bare)}, relay ${f2(m.relay / m.bare)} of bare`, "(reference)", undefined));
     const c = t.cpuPerGB ?? {};
     if (c.shim !== undefined) {
       const added = t.cpuAddedPerGB === undefined ? "" : `, ${sign(t.cpuAddedPerGB, f2)} s/GB a pair`;
       rows.push(row("throughput", "1 CPU seconds per GB passed through (user+sys)", `relay ${f2(c.relay)}`, `${f2(c.shim)}`, `${f2(c.shim / c.relay)}x relay${added}`, "(reported)", undefined));
+      if (c.relayScan !== undefined) rows.push(row("throughput", "1 … CPU s/GB of the scanning relay", `relay ${f2(c.relay)}`, `relay+scan ${f2(c.relayScan)}`, `${sign(t.scanCpuAddedPerGB, f2)} s/GB a pair`, "(reference)", undefined));
       if (c.script !== undefined) rows.push(row("throughput", "1 … CPU s/GB of script", "—", `script ${f2(c.script)}`, `${f2(c.shim / c.script)}x script`, "(reference)", undefined));
     }
     rows.push(row("throughput", "1 output byte-identical (sha256)", "expected hash", t.hashMatch ? "same" : "DIFFERENT", t.hashMatch ? "yes" : "no", "identical", t.hashMatch, true));

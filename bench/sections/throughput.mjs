@@ -1,6 +1,7 @@
 /**
  * (1) Passthrough throughput: the flood child writes N bytes to its PTY; we read them bare,
- * through the minimal Node relay (reference), through `sessionpin run` (amp plugin, capture on),
+ * through the minimal Node relay (reference), through that relay scanning each read as capture
+ * first does (the floor of capture in Node), through `sessionpin run` (amp plugin, capture on),
  * through `script` (util-linux, C) and `asciinema rec` (Python, recording), and through
  * `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
  * bytes must hash the same as what the child wrote (after the PTY's "\n" → "\r\n"). CPU: the user
@@ -11,20 +12,25 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expectedOutput } from "../lib/flood-data.mjs";
 import { readProfile } from "../lib/profile.mjs";
-import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, childCpuSeconds, exited, median, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, buildModule, childCpuSeconds, exited, median, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
 
-/** Each side: what runs the child, and whether it records (`rec` sides write a .cast file). */
+/**
+ * Each side: what runs the child, whether it records (`rec` sides write a .cast file), and
+ * whether the relay scans each read (children/relay, $BENCH_RELAY_SCAN).
+ */
 const SIDES = {
-  bare: { via: "bare" }, relay: { via: "relay" }, shim: { via: "shim" }, script: { via: "script" },
+  bare: { via: "bare" }, relay: { via: "relay" }, relayScan: { via: "relay", scan: true }, shim: { via: "shim" }, script: { via: "script" },
   shimRecord: { via: "shim", rec: true }, asciinema: { via: "asciinema", rec: true },
 };
+/** The sides of every round after the first `reps`: the target's pair, and the floor beside it. */
+const PAIRED = ["relay", "relayScan", "shim"];
 
 async function once(side, bytes, dir, n, nodeArgs = []) {
-  const { via, rec } = SIDES[side];
+  const { via, rec, scan } = SIDES[side];
   const childCpu = join(dir, `${n}.child-cpu`);
   const cpuFile = side === "bare" ? undefined : join(dir, `${n}.cpu`);
   const record = rec ? join(dir, `${n}.cast`) : undefined;
-  const env = benchEnv(dir, { BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu });
+  const env = benchEnv(dir, { BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule("engine/capture/control-scan.js") } : {}) });
   const p = spawnVia(via, join(CHILDREN, "flood"), AMP_ARGS, { env, pointer: join(dir, `p${n}.json`), log: join(dir, `p${n}.log`), nodeArgs, record, cpuFile });
   const hash = createHash("sha256");
   let received = 0;
@@ -52,10 +58,10 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
 }
 
 /**
- * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay and the shim.
- * The target's figure is the median of each round's shim / relay: a slow spell of the machine
- * slows both runs of a round, and 3 runs a side moved the ratio of medians by a tenth between runs
- * of one build.
+ * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay, the relay
+ * that scans and the shim. The target's figure is the median of each round's shim / relay: a slow
+ * spell of the machine slows every run of a round, and 3 runs a side moved the ratio of medians by
+ * a tenth between runs of one build. The scanning relay's figure is taken the same way.
  */
 export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = reps, profileMB, say }) {
   const bytes = mb * 1024 * 1024;
@@ -75,7 +81,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const notes = [];
   const rounds = Math.max(reps, pairs);
   for (let r = 0; r < rounds; r++) {
-    const round = r < reps ? sides : ["relay", "shim"];
+    const round = r < reps ? sides : PAIRED.filter((side) => sides.includes(side));
     // Alternating, so drift on a noisy machine hits every side alike.
     for (const side of r % 2 === 0 ? round : [...round].reverse()) {
       const rec = SIDES[side].rec === true;
@@ -89,7 +95,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
       const what = `${side} run ${r + 1}: got ${res.received} bytes sha256 ${res.sha256.slice(0, 12)}…, expected ${want.bytes} bytes ${want.sha256.slice(0, 12)}…`;
       // A peer's bytes are its own business: noted, never a failure of sessionpin's.
       if (wrong) (SIDES[side].via === "script" || SIDES[side].via === "asciinema" ? notes : problems).push(what);
-      if (res.status.exitCode !== 0) (SIDES[side].via === "shim" || side === "relay" ? problems : notes).push(`${side} run ${r + 1}: exit code ${res.status.exitCode}`);
+      if (res.status.exitCode !== 0) (SIDES[side].via === "shim" || SIDES[side].via === "relay" ? problems : notes).push(`${side} run ${r + 1}: exit code ${res.status.exitCode}`);
       runs[side].push(rate);
       if (perGB !== undefined) cpu[side].push(perGB);
       if (res.recordBytes !== undefined) recordMB[side] = res.recordBytes / 1e6;
@@ -97,6 +103,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   }
   const mbps = Object.fromEntries(sides.map((side) => [side, median(runs[side])]));
   const pairRatios = runs.shim.map((rate, r) => rate / runs.relay[r]);
+  const scanRatios = runs.relayScan.map((rate, r) => rate / runs.relay[r]);
   const pairCpuAdded = cpu.shim.map((seconds, r) => seconds - cpu.relay[r]);
   const cpuPerGB = Object.fromEntries(sides.filter((side) => cpu[side].length > 0).map((side) => [side, median(cpu[side])]));
   let profile;
@@ -110,7 +117,8 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
     profile = { sizeMB: profileMB, seconds: res.seconds, top };
   }
   return {
-    sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded,
+    sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded, scanRatios,
+    scanVsRelay: median(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])),
     // Kept under their old names too: older results and the README's history read these.
     bareMBps: mbps.bare, relayMBps: mbps.relay, shimMBps: mbps.shim, ratio: mbps.shim / mbps.bare, relayRatio: mbps.relay / mbps.bare,
     vsRelay: median(pairRatios), cpuAddedPerGB: median(pairCpuAdded),
