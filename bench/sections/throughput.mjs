@@ -57,6 +57,16 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
   return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status, cpuSeconds, recordBytes };
 }
 
+/** Whether the build measured has the scanner the scanning relay uses (an older one, `--dist`, may not). */
+async function scannerBuilt() {
+  try {
+    const { ControlScan } = await import(buildModule("engine/capture/control-scan.js"));
+    return typeof ControlScan?.prototype?.events === "function";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay, the relay
  * that scans and the shim. The target's figure is the median of each round's shim / relay: a slow
@@ -70,9 +80,11 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const expectedRecord = recordBytes === bytes ? undefined : expectedOutput(recordBytes);
   const dir = tempDir("throughput");
   const expected = expectedOutput(bytes);
-  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via));
+  const scans = await scannerBuilt();
+  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (scans || !SIDES[side].scan));
   for (const side of Object.keys(SIDES)) {
-    if (!sides.includes(side)) say(`  throughput: skipping ${side}: ${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`);
+    if (sides.includes(side)) continue;
+    say(`  throughput: skipping ${side}: ${SIDES[side].scan ? "the build has no ControlScan.events to scan with" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`}`);
   }
   const runs = Object.fromEntries(sides.map((side) => [side, []]));
   const cpu = Object.fromEntries(sides.map((side) => [side, []]));
@@ -103,7 +115,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   }
   const mbps = Object.fromEntries(sides.map((side) => [side, median(runs[side])]));
   const pairRatios = runs.shim.map((rate, r) => rate / runs.relay[r]);
-  const scanRatios = runs.relayScan.map((rate, r) => rate / runs.relay[r]);
+  const scanRatios = (runs.relayScan ?? []).map((rate, r) => rate / runs.relay[r]);
   const pairCpuAdded = cpu.shim.map((seconds, r) => seconds - cpu.relay[r]);
   const cpuPerGB = Object.fromEntries(sides.filter((side) => cpu[side].length > 0).map((side) => [side, median(cpu[side])]));
   let profile;
@@ -118,7 +130,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   }
   return {
     sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded, scanRatios,
-    scanVsRelay: median(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])),
+    ...(scans ? { scanVsRelay: median(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])) } : {}),
     // Kept under their old names too: older results and the README's history read these.
     bareMBps: mbps.bare, relayMBps: mbps.relay, shimMBps: mbps.shim, ratio: mbps.shim / mbps.bare, relayRatio: mbps.relay / mbps.bare,
     vsRelay: median(pairRatios), cpuAddedPerGB: median(pairCpuAdded),
