@@ -24,13 +24,15 @@ const SIDES = {
 };
 /** The sides of every round after the first `reps`: the target's pair, and the floor beside it. */
 const PAIRED = ["relay", "relayScan", "shim"];
+/** The build's module the scanning relay imports. */
+const SCANNER = "engine/capture/control-scan.js";
 
 async function once(side, bytes, dir, n, nodeArgs = []) {
   const { via, rec, scan } = SIDES[side];
   const childCpu = join(dir, `${n}.child-cpu`);
   const cpuFile = side === "bare" ? undefined : join(dir, `${n}.cpu`);
   const record = rec ? join(dir, `${n}.cast`) : undefined;
-  const env = benchEnv(dir, { BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule("engine/capture/control-scan.js") } : {}) });
+  const env = benchEnv(dir, { BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule(SCANNER) } : {}) });
   const p = spawnVia(via, join(CHILDREN, "flood"), AMP_ARGS, { env, pointer: join(dir, `p${n}.json`), log: join(dir, `p${n}.log`), nodeArgs, record, cpuFile });
   const hash = createHash("sha256");
   let received = 0;
@@ -60,7 +62,7 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
 /** Whether the build measured has the scanner the scanning relay uses (an older one, `--dist`, may not). */
 async function scannerBuilt() {
   try {
-    const { ControlScan } = await import(buildModule("engine/capture/control-scan.js"));
+    const { ControlScan } = await import(buildModule(SCANNER));
     return typeof ControlScan?.prototype?.events === "function";
   } catch {
     return false;
