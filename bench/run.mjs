@@ -32,8 +32,9 @@ const USAGE = `Usage: npm run bench [-- options]
   --mb N               throughput: MB the child writes (default 256)
   --record-mb N        throughput: MB of the recording runs, run --record and asciinema rec (default 64)
   --reps N             throughput and replay: runs per side (default 3)
-  --pairs N            throughput: rounds of relay, scanning relay and shim back to back (default
-                       9; the first --reps of them run every side), the target's ratio is their median
+  --pairs N            throughput: rounds of relay, scanning relay, waiting relay and shim back to
+                       back (default 9; the first --reps of them run every side), the target's ratio
+                       is their median
   --keys N             latency: keystrokes per side (default 6000)
   --durable-runs N     capture-to-durable: runs (default 50)
   --replay-mb N        replay: transcript size in MB (default 1024)

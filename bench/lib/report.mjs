@@ -37,11 +37,16 @@ function sectionRows(s) {
       const scanSpread = ` (${t.scanRatios.length} pairs, ${f2(Math.min(...t.scanRatios))}-${f2(Math.max(...t.scanRatios))})`;
       rows.push(row("throughput", "1 … the relay scanning each read as capture first does (the floor)", `relay ${f1(m.relay)} MB/s`, `relay+scan ${f1(m.relayScan)} MB/s`, `${f2(t.scanVsRelay)} of relay${scanSpread}`, "(reference)", undefined));
     }
+    if (t.spinVsRelay !== undefined) {
+      const spinSpread = ` (${t.spinRatios.length} pairs, ${f2(Math.min(...t.spinRatios))}-${f2(Math.max(...t.spinRatios))})`;
+      rows.push(row("throughput", `1 … the relay waiting ${t.spinUs} µs on each read (what time alone costs)`, `relay ${f1(m.relay)} MB/s`, `relay+wait ${f1(m.relaySpin)} MB/s`, `${f2(t.spinVsRelay)} of relay${spinSpread}`, "(reference)", undefined));
+    }
     rows.push(row("throughput", "1 … bare PTY, C and Python peers (MB/s)", `bare ${f1(m.bare)}`, peers(["script", "asciinema"], (n) => f1(m[n])) || "(none installed)", `shim ${f2(m.shim / m.bare)}, relay ${f2(m.relay / m.bare)} of bare`, "(reference)", undefined));
     const c = t.cpuPerGB ?? {};
     if (c.shim !== undefined) {
       const added = t.cpuAddedPerGB === undefined ? "" : `, ${sign(t.cpuAddedPerGB, f2)} s/GB a pair`;
       rows.push(row("throughput", "1 CPU seconds per GB passed through (user+sys)", `relay ${f2(c.relay)}`, `${f2(c.shim)}`, `${f2(c.shim / c.relay)}x relay${added}`, "(reported)", undefined));
+      if (Number.isFinite(t.cpuAddedPerReadUs)) rows.push(row("throughput", "1 … CPU added per read (reads per GB: the relay's)", `${f1(t.readsPerGB / 1000)} k reads/GB`, `${sign(t.cpuAddedPerReadUs, f2)} µs a read`, "—", "(reported)", undefined));
       if (c.relayScan !== undefined) rows.push(row("throughput", "1 … CPU s/GB of the scanning relay", `relay ${f2(c.relay)}`, `relay+scan ${f2(c.relayScan)}`, `${sign(t.scanCpuAddedPerGB, f2)} s/GB a pair`, "(reference)", undefined));
       if (c.script !== undefined) rows.push(row("throughput", "1 … CPU s/GB of script", "—", `script ${f2(c.script)}`, `${f2(c.shim / c.script)}x script`, "(reference)", undefined));
     }

@@ -1,7 +1,8 @@
 /**
  * (1) Passthrough throughput: the flood child writes N bytes to its PTY; we read them bare,
  * through the minimal Node relay (reference), through that relay scanning each read as capture
- * first does (the floor of capture in Node), through `sessionpin run` (amp plugin, capture on),
+ * first does (the floor of capture in Node), through that relay waiting SPIN_US on each read (what
+ * time alone costs the rate), through `sessionpin run` (amp plugin, capture on),
  * through `script` (util-linux, C) and `asciinema rec` (Python, recording), and through
  * `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
  * bytes must hash the same as what the child wrote (after the PTY's "\n" → "\r\n"). CPU: the user
@@ -15,24 +16,33 @@ import { readProfile } from "../lib/profile.mjs";
 import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, buildModule, childCpuSeconds, exited, median, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
 
 /**
- * Each side: what runs the child, whether it records (`rec` sides write a .cast file), and
- * whether the relay scans each read (children/relay, $BENCH_RELAY_SCAN).
+ * Microseconds the waiting relay spends on each read: about what the 5 % the target leaves capture
+ * buys in this chain of PTYs, where a read waits for the one before it to be handled.
+ */
+const SPIN_US = 2;
+/**
+ * Each side: what runs the child, whether it records (`rec` sides write a .cast file), whether
+ * the relay scans each read (children/relay, $BENCH_RELAY_SCAN), and how long it waits on each.
  */
 const SIDES = {
-  bare: { via: "bare" }, relay: { via: "relay" }, relayScan: { via: "relay", scan: true }, shim: { via: "shim" }, script: { via: "script" },
-  shimRecord: { via: "shim", rec: true }, asciinema: { via: "asciinema", rec: true },
+  bare: { via: "bare" }, relay: { via: "relay" }, relayScan: { via: "relay", scan: true }, relaySpin: { via: "relay", spinUs: SPIN_US },
+  shim: { via: "shim" }, script: { via: "script" }, shimRecord: { via: "shim", rec: true }, asciinema: { via: "asciinema", rec: true },
 };
-/** The sides of every round after the first `reps`: the target's pair, and the floor beside it. */
-const PAIRED = ["relay", "relayScan", "shim"];
+/** The sides of every round after the first `reps`: the target's pair, and the two yardsticks beside it. */
+const PAIRED = ["relay", "relayScan", "relaySpin", "shim"];
 /** The build's module the scanning relay imports. */
 const SCANNER = "engine/capture/control-scan.js";
 
 async function once(side, bytes, dir, n, nodeArgs = []) {
-  const { via, rec, scan } = SIDES[side];
+  const { via, rec, scan, spinUs } = SIDES[side];
   const childCpu = join(dir, `${n}.child-cpu`);
   const cpuFile = side === "bare" ? undefined : join(dir, `${n}.cpu`);
   const record = rec ? join(dir, `${n}.cast`) : undefined;
-  const env = benchEnv(dir, { BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule(SCANNER) } : {}) });
+  const readsFile = side === "relay" ? join(dir, `${n}.reads`) : undefined;
+  const env = benchEnv(dir, {
+    BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule(SCANNER) } : {}),
+    ...(spinUs === undefined ? {} : { BENCH_RELAY_SPIN_US: String(spinUs) }), ...(readsFile === undefined ? {} : { BENCH_RELAY_READS: readsFile }),
+  });
   const p = spawnVia(via, join(CHILDREN, "flood"), AMP_ARGS, { env, pointer: join(dir, `p${n}.json`), log: join(dir, `p${n}.log`), nodeArgs, record, cpuFile });
   const hash = createHash("sha256");
   let received = 0;
@@ -56,7 +66,8 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
     try { recordBytes = statSync(record).size; } catch { recordBytes = 0; }
     rmSync(record, { force: true });
   }
-  return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status, cpuSeconds, recordBytes };
+  const reads = readsFile === undefined ? undefined : Number(read(readsFile) ?? NaN);
+  return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status, cpuSeconds, recordBytes, reads };
 }
 
 /** Whether the build measured has the scanner the scanning relay uses (an older one, `--dist`, may not). */
@@ -91,6 +102,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const runs = Object.fromEntries(sides.map((side) => [side, []]));
   const cpu = Object.fromEntries(sides.map((side) => [side, []]));
   const recordMB = {};
+  const readsPerGB = [];
   const problems = [];
   const notes = [];
   const rounds = Math.max(reps, pairs);
@@ -111,6 +123,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
       if (wrong) (SIDES[side].via === "script" || SIDES[side].via === "asciinema" ? notes : problems).push(what);
       if (res.status.exitCode !== 0) (SIDES[side].via === "shim" || SIDES[side].via === "relay" ? problems : notes).push(`${side} run ${r + 1}: exit code ${res.status.exitCode}`);
       runs[side].push(rate);
+      if (Number.isFinite(res.reads)) readsPerGB.push(res.reads / (res.received / 1e9));
       if (perGB !== undefined) cpu[side].push(perGB);
       if (res.recordBytes !== undefined) recordMB[side] = res.recordBytes / 1e6;
     }
@@ -118,6 +131,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const mbps = Object.fromEntries(sides.map((side) => [side, median(runs[side])]));
   const pairRatios = runs.shim.map((rate, r) => rate / runs.relay[r]);
   const scanRatios = (runs.relayScan ?? []).map((rate, r) => rate / runs.relay[r]);
+  const spinRatios = runs.relaySpin.map((rate, r) => rate / runs.relay[r]);
   const pairCpuAdded = cpu.shim.map((seconds, r) => seconds - cpu.relay[r]);
   const cpuPerGB = Object.fromEntries(sides.filter((side) => cpu[side].length > 0).map((side) => [side, median(cpu[side])]));
   let profile;
@@ -133,6 +147,9 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   return {
     sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded, scanRatios,
     ...(scans ? { scanVsRelay: median(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])) } : {}),
+    spinUs: SPIN_US, spinRatios, spinVsRelay: median(spinRatios),
+    // The shim's CPU above the relay's, per read the relay passed on: what capture spends on each.
+    readsPerGB: median(readsPerGB), cpuAddedPerReadUs: median(pairCpuAdded) / median(readsPerGB) * 1e6,
     // Kept under their old names too: older results and the README's history read these.
     bareMBps: mbps.bare, relayMBps: mbps.relay, shimMBps: mbps.shim, ratio: mbps.shim / mbps.bare, relayRatio: mbps.relay / mbps.bare,
     vsRelay: median(pairRatios), cpuAddedPerGB: median(pairCpuAdded),
