@@ -74,7 +74,7 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
 async function scannerBuilt() {
   try {
     const { ControlScan } = await import(buildModule(SCANNER));
-    return typeof ControlScan?.prototype?.events === "function";
+    return typeof ControlScan?.prototype?.shape === "function" || typeof ControlScan?.prototype?.events === "function";
   } catch {
     return false;
   }
@@ -97,7 +97,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (scans || !SIDES[side].scan));
   for (const side of Object.keys(SIDES)) {
     if (sides.includes(side)) continue;
-    say(`  throughput: skipping ${side}: ${SIDES[side].scan ? "the build has no ControlScan.events to scan with" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`}`);
+    say(`  throughput: skipping ${side}: ${SIDES[side].scan ? "the build has no ControlScan.shape or .events to scan with" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`}`);
   }
   const runs = Object.fromEntries(sides.map((side) => [side, []]));
   const cpu = Object.fromEntries(sides.map((side) => [side, []]));

@@ -14,10 +14,10 @@ const INPUT_BYTES = 64 * 1024;
 // The last loads of a chunk read up to 63 bytes past it: here, set to bytes the scan never finds.
 const PAD_BYTES = 64;
 const OUTPUT_AT = INPUT_BYTES + PAD_BYTES;
-// Where `events` writes its offsets: every byte of a chunk may be one, 4 bytes each.
-const EVENTS_AT = OUTPUT_AT + 4 * INPUT_BYTES;
+// Where `shape` writes the line breaks it counted (or -1).
+const SHAPE_AT = OUTPUT_AT + 4 * INPUT_BYTES;
 // Where `tally` finds its needles: each written once, while they fit (a new pinned ID makes new ones).
-const NEEDLES_AT = EVENTS_AT + 4 * INPUT_BYTES;
+const NEEDLES_AT = SHAPE_AT + 16;
 const NEEDLE_BYTES = 16 * 1024;
 // A needle is compared 16 bytes at a time: the last load reads up to 15 bytes past its end.
 const SLOTS_AT = NEEDLES_AT + NEEDLE_BYTES + 16;
@@ -40,7 +40,6 @@ const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 //     (local.set $mk (v128.or (v128.or
 //       (v128.andnot (i8x16.lt_u $v 0x20) (i8x16.lt_u (i8x16.sub $v 0x09) 2))   ;; not tab, LF
 //       (i8x16.eq $v 0x7f)) (i8x16.eq $v 0xc2)))
-//     ;; "events" takes every byte below 0x20 but tab (LF too), 0x7f, 0xc2 and "{" (0x7b)
 //     (if (v128.any_true (v128.or (v128.or $m0 $m1) (v128.or $m2 $m3))) (then
 //       ;; for each k:
 //       (local.set $mask (i8x16.bitmask $mk))
@@ -55,8 +54,8 @@ const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 //   $n)
 //
 // Most 64 bytes of agent output hold none of these bytes, and one test passes over them: over a
-// replay transcript, 0.19 CPU s/GB, where one vector a turn (and `events` as `scan` plus two
-// compares) took 0.33.
+// replay transcript, 0.19 CPU s/GB, where one vector a turn (and a scan of these and two more
+// bytes) took 0.33. `shape`, further down, is written with a few helpers for structured control flow.
 //
 // The tally functions count, in one pass over a span, the places of up to SLOTS needles (written
 // into the memory once; a table of slots says where each is). Each needle's prefilter is three of
@@ -93,12 +92,15 @@ const PAGES = Math.ceil((SLOTS_AT + 4 * SLOT_FIELDS * SLOTS) / PAGE_BYTES);
 // for `"result"` (what confirms a provisional Amp pin) at every "u" of the text. The string
 // and its searches were 0.4-0.8 wall s/GB of capture over the flood in a loop.
 const I32 = 0x7f;
+const I64 = 0x7e;
 const V128 = 0x7b;
 const EMPTY = 0x40;
 const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF] = [0x02, 0x03, 0x04, 0x05, 0x0b, 0x0c, 0x0d];
 const [GET, SET] = [0x20, 0x21];
 const [RETURN, CALL, DROP, SELECT] = [0x0f, 0x10, 0x1a, 0x1b];
-const [EQZ, EQ, NE, LT_U, GT_U, GE_U, CTZ, ADD, SUB, AND, OR, SHL, LOAD, LOAD8_U, STORE] = [0x45, 0x46, 0x47, 0x49, 0x4b, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x72, 0x74, 0x28, 0x2d, 0x36];
+const [EQZ, EQ, NE, LT_U, GT_U, GE_U, CTZ, ADD, SUB, AND, OR, SHL, SHR_U, LOAD, LOAD8_U, STORE] = [0x45, 0x46, 0x47, 0x49, 0x4b, 0x4f, 0x68, 0x6a, 0x6b, 0x71, 0x72, 0x74, 0x76, 0x28, 0x2d, 0x36];
+const [I64_EQZ, I64_CLZ, I64_CTZ, I64_POPCNT, I64_SUB, I64_AND, I64_OR, I64_XOR, I64_SHL, I64_SHR_U, WRAP, EXTEND_U] =
+  [0x50, 0x79, 0x7a, 0x7b, 0x7d, 0x83, 0x84, 0x85, 0x86, 0x88, 0xa7, 0xad];
 const simd = (op: number): number[] => [0xfd, ...leb(op)];
 const V_LOAD = simd(0x00);
 const V_STORE = simd(0x0b);
@@ -116,11 +118,12 @@ const SUB8 = simd(0x71);
 // $m: the first of VECTORS v128 locals, one lane mask per vector of a turn.
 const [$i, $end, $out, $mask, $n, $v, $m] = [0, 1, 2, 3, 4, 5, 6];
 const i32 = (value: number): number[] => [0x41, ...sleb(value)];
+const i64 = (value: number): number[] => [0x42, ...sleb(value)];
 const splat = (byte: number): number[] => [...V_CONST, ...new Array<number>(16).fill(byte)];
-const compare = (op: number[], byte: number): number[] => [GET, $v, ...splat(byte), ...op];
+const compare = (op: number[], byte: number, v = $v): number[] => [GET, v, ...splat(byte), ...op];
 
 const VECTORS = 4;
-// Function 2 (after scan and events): the tally functions call it for each place they find.
+// Function 2 (after scan and shape): the tally functions call it for each place they find.
 const VERIFY = 2;
 
 /** The class above, as a lane mask of the vector in $v. */
@@ -129,10 +132,10 @@ const CONTROLS = [
   GET, $v, ...splat(0x09), ...SUB8, ...splat(2), ...LT8_U, ...V_AND_NOT,
   ...compare(EQ8, 0x7f), ...V_OR, ...compare(EQ8, 0xc2), ...V_OR,
 ];
-/** What `events` finds: the class, every LF and "{" (so every byte below 0x20 but tab). */
-const EVENTS = [
-  ...compare(LT8_U, 0x20), ...compare(EQ8, 0x09), ...V_AND_NOT,
-  ...compare(EQ8, 0x7f), ...V_OR, ...compare(EQ8, 0xc2), ...V_OR, ...compare(EQ8, 0x7b), ...V_OR,
+/** What a line's shape depends on, in the vector in local `v`: the class, every LF and "{" (every byte below 0x20 but tab). */
+const shapeBytes = (v: number): number[] => [
+  ...compare(LT8_U, 0x20, v), ...compare(EQ8, 0x09, v), ...V_AND_NOT,
+  ...compare(EQ8, 0x7f, v), ...V_OR, ...compare(EQ8, 0xc2, v), ...V_OR, ...compare(EQ8, 0x7b, v), ...V_OR,
 ];
 
 /**
@@ -244,71 +247,184 @@ const find = (): number[] => {
   ];
 };
 
+// Structured control flow for the hand-written functions below: no branch leaves a `when` or a
+// `whilst` but their own, so they nest freely.
+const when = (test: number[], then: number[], otherwise?: number[]): number[] =>
+  [...test, IF, EMPTY, ...then, ...(otherwise === undefined ? [] : [ELSE, ...otherwise]), END];
+/** Repeats `step` while `test` holds. */
+const whilst = (test: number[], step: number[]): number[] => [BLOCK, EMPTY, LOOP, EMPTY, ...test, EQZ, BR_IF, 1, ...step, BR, 0, END, END];
+/** Runs `step` for each set bit of the i64 local `bits`, lowest first, with its index in the i64 local `bit`; clears them. */
+const eachBit = (bits: number, bit: number, step: number[]): number[] => [
+  BLOCK, EMPTY, LOOP, EMPTY,
+  GET, bits, I64_EQZ, BR_IF, 1,
+  GET, bits, I64_CTZ, SET, bit,
+  GET, bits, GET, bits, ...i64(1), I64_SUB, I64_AND, SET, bits,
+  ...step,
+  BR, 0,
+  END, END,
+];
+const load8 = (address: number[], offset = 0): number[] => [...address, LOAD8_U, 0, ...leb(offset)];
+const add = (local: number, value: number): number[] => [GET, local, ...i32(value), ADD, SET, local];
+const put = (local: number, value: number): number[] => [...i32(value), SET, local];
+const oneOf = (local: number, values: readonly number[]): number[] =>
+  values.flatMap((value, index) => [GET, local, ...i32(value), EQ, ...(index === 0 ? [] : [OR])]);
 /**
- * The line breaks of bytes [$from, $to) (`from` at a line start, `to` just after an LF), walking
- * the $n offsets `events` wrote: skim.ts's count (LineSplitter's breaks: an LF or a CR run before
- * one, a lone CR run, a row move), or -1 where a line with "{" has a control byte or may be the
- * first row of a wrapped object (rejoin.ts).
+ * Whether the byte in local `byte` is a final of CSI that LineSplitter breaks lines at (A B E F H
+ * d f), without a branch for each: A-H as bits of 0xb3, "d" and "f" as the bytes that are 0x66
+ * with bit 1 set.
  */
-const lineBreaks = (): number[] => {
-  const [$from, $to, $n] = [0, 1, 2];
-  const [$e, $at, $byte, $breaks, $lineStart, $brace, $dirty, $k, $next] = [3, 4, 5, 6, 7, 8, 9, 10, 11];
+const rowMoveFinal = (byte: number): number[] => [
+  ...i32(0xb3), GET, byte, ...i32(0x41), SUB, SHR_U, ...i32(1), AND,
+  GET, byte, ...i32(0x41), SUB, ...i32(8), LT_U, AND,
+  GET, byte, ...i32(2), OR, ...i32(0x66), EQ, OR,
+];
+/** Whether the i64 on the stack is not zero, as an i32. */
+const nonZero = [I64_EQZ, EQZ];
+/** The bits below the lowest set bit of the i64 local `mask` (all of them when it has none). */
+const belowLowest = (mask: number): number[] => [GET, mask, ...i64(0), GET, mask, I64_SUB, I64_AND, ...i64(1), I64_SUB];
+/** The bits above the highest set bit of the i64 local `mask`, which has one. */
+const aboveHighest = (mask: number): number[] => [...i64(-2), ...i64(63), GET, mask, I64_CLZ, I64_SUB, I64_SHL];
+
+/**
+ * Looks at the lines of bytes [$from, $end) ($from at a line start), 64 bytes a turn, and returns
+ * the offset just after the last LF ($from when there is none). At $out it writes the line breaks
+ * of the lines up to there, counted as LineSplitter counts them (an LF or a CR run before one, a
+ * lone CR run, a row move), or -1 when one of those lines has a "{" and also a control byte or
+ * may be the first row of a wrapped object (rejoin.ts): such a line must go through the splitter.
+ *
+ * Each turn makes 64-bit masks of the LFs, "{"s, CRs and controls. LFs are counted, not visited:
+ * the bytes walked one by one are the controls but a CR just before an LF (escapes, lone CRs), and
+ * the end of each line that starts with "{". A line's "{" and its control bytes meet through
+ * masks: the state carried from turn to turn is the open line's (whether it has a "{", a control
+ * byte, where it starts). Before, a scan listed every LF, "{" and control byte (about 100 in 4 KB
+ * of the flood) and a second function walked the list: in a loop that keeps the cache warm that
+ * was a tenth faster (710 against 820 ns a 4 KB read), but between `run`'s reads, where code and
+ * bytes come back cold and the walk's branches cost most, capture took 4.8 µs a read against 4.1.
+ */
+const shape = (): number[] => {
+  const [$from, $end, $out] = [0, 1, 2];
+  const [$i, $breaks, $tail, $lineStart, $brace, $dirty, $failed, $last, $skipTo, $p, $k, $byte] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+  const [$L, $O, $C, $R, $S, $D, $bits, $bit, $low, $high, $near] = [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25];
+  const [$v, $e] = [26, 26 + VECTORS];
   const [LF, CR, ESC, OPEN, CLOSE] = [0x0a, 0x0d, 0x1b, 0x7b, 0x7d];
-  const load8 = (address: number[]): number[] => [...address, LOAD8_U, 0, 0];
-  const event = (index: number[]): number[] => [...index, ...i32(2), SHL, LOAD, 2, ...leb(EVENTS_AT)];
-  const add = (local: number, value: number): number[] => [GET, local, ...i32(value), ADD, SET, local];
-  const put = (local: number, value: number): number[] => [...i32(value), SET, local];
-  const oneOf = (local: number, values: readonly number[]): number[] =>
-    values.flatMap((value, index) => [GET, local, ...i32(value), EQ, ...(index === 0 ? [] : [OR])]);
-  const when = (test: number[], then: number[], otherwise?: number[]): number[] =>
-    [...test, IF, EMPTY, ...then, ...(otherwise === undefined ? [] : [ELSE, ...otherwise]), END];
-  // Repeats `step` while `test` holds (a block around a loop: br_if 1 leaves it).
-  const whilst = (test: number[], step: number[]): number[] => [BLOCK, EMPTY, LOOP, EMPTY, ...test, EQZ, BR_IF, 1, ...step, BR, 0, END, END];
-  const failed = [...i32(-1), RETURN];
-  return [
-    1, 9, I32,
-    GET, $from, SET, $lineStart,
-    BLOCK, EMPTY, LOOP, EMPTY,
-    GET, $e, GET, $n, GE_U, BR_IF, 1,
-    ...event([GET, $e]), SET, $at,
-    ...add($e, 1),
-    GET, $at, GET, $from, LT_U, BR_IF, 0,
-    GET, $at, GET, $to, GE_U, BR_IF, 1,
-    ...load8([GET, $at]), SET, $byte,
-    ...when([GET, $byte, ...i32(LF), EQ], [
-      ...add($breaks, 1),
-      ...when([GET, $brace], [
-        ...when([GET, $dirty], failed),
-        // The first row of a wrapped object: it starts with "{" and its last byte but blanks is no "}".
-        ...when([...load8([GET, $lineStart]), ...i32(OPEN), EQ], [
-          GET, $at, SET, $k,
-          ...whilst([GET, $k, GET, $lineStart, GT_U, ...load8([GET, $k, ...i32(1), SUB]), SET, $next, ...oneOf($next, [0x20, 0x09, CR]), AND], add($k, -1)),
-          ...when([...load8([GET, $k, ...i32(1), SUB]), ...i32(CLOSE), NE], failed),
+  const vectors = [...Array(VECTORS).keys()];
+  /** One bit a byte of the turn: `lane(k)` leaves vector k's lane mask. */
+  const mask64 = (lane: (k: number) => number[]): number[] => [
+    ...lane(0), ...BITMASK8, ...lane(1), ...BITMASK8, ...i32(16), SHL, OR, EXTEND_U,
+    ...lane(2), ...BITMASK8, ...lane(3), ...BITMASK8, ...i32(16), SHL, OR, EXTEND_U, ...i64(32), I64_SHL, I64_OR,
+  ];
+  const here = [GET, $i, GET, $bit, WRAP, ADD];
+  /** A break at the bit being walked: after the turn's last LF it may lie after the lines' end. */
+  const breakHere = [...add($breaks, 1), ...when([GET, $L, ...i64(-2), GET, $bit, I64_SHL, I64_AND, I64_EQZ], add($tail, 1))];
+  const dirtyHere = [GET, $D, ...i64(1), GET, $bit, I64_SHL, I64_OR, SET, $D];
+  const fail = put($failed, 1);
+  /** The line [start, LF at `end`) starts with "{": it fails unless its last byte but blanks is "}". */
+  const wrappedCheck = (start: number[], end: number[]): number[] => [
+    ...start, SET, $p, ...end, SET, $k,
+    ...whilst([GET, $k, GET, $p, GT_U, ...load8([GET, $k, ...i32(1), SUB]), SET, $byte, ...oneOf($byte, [0x20, 0x09, CR]), AND], add($k, -1)),
+    ...when([...load8([GET, $k, ...i32(1), SUB]), ...i32(CLOSE), NE], fail),
+  ];
+  // The controls to walk (a CR just before an LF is nothing but part of the line break), in order.
+  const walk = eachBit($bits, $bit, [
+    ...here, SET, $p,
+    ...when([GET, $p, GET, $skipTo, GE_U], [
+      ...load8([GET, $p]), SET, $byte,
+      ...when([GET, $byte, ...i32(CR), EQ], [
+        GET, $p, ...i32(1), ADD, SET, $k,
+        ...whilst([...load8([GET, $k]), ...i32(CR), EQ], add($k, 1)),
+        // The run's other CRs are bits of their own: passed over.
+        GET, $k, SET, $skipTo,
+        // A CR run before an LF is part of that line break; any other is a break of its own.
+        ...when([...load8([GET, $k]), ...i32(LF), NE], [...breakHere, ...dirtyHere]),
+      ], [
+        ...dirtyHere,
+        // A row move LineSplitter breaks lines at: ESC D/E/M, or CSI [0-9;]* A/B/E/F/H/d/f.
+        ...when([GET, $byte, ...i32(ESC), EQ], [
+          ...load8([GET, $p], 1), SET, $byte,
+          ...when([GET, $byte, ...i32(0x5b), NE], when(oneOf($byte, [0x44, 0x45, 0x4d]), breakHere), [
+            GET, $p, ...i32(2), ADD, SET, $k,
+            ...whilst([...load8([GET, $k]), SET, $byte, GET, $byte, ...i32(0x30), SUB, ...i32(10), LT_U, GET, $byte, ...i32(0x3b), EQ, OR], add($k, 1)),
+            ...when(rowMoveFinal($byte), breakHere),
+          ]),
         ]),
       ]),
-      GET, $at, ...i32(1), ADD, SET, $lineStart, ...put($brace, 0), ...put($dirty, 0),
-    ], when([GET, $byte, ...i32(OPEN), EQ], put($brace, 1), when([GET, $byte, ...i32(CR), EQ], [
-      GET, $at, ...i32(1), ADD, SET, $k,
-      ...whilst([...load8([GET, $k]), ...i32(CR), EQ], add($k, 1)),
-      // The run's other CRs are events of their own: passed over.
-      ...whilst([GET, $e, GET, $n, LT_U, ...event([GET, $e]), GET, $k, LT_U, AND], add($e, 1)),
-      // A CR run before an LF is part of that line break; any other is a break of its own.
-      ...when([...load8([GET, $k]), ...i32(LF), NE], [...add($breaks, 1), ...put($dirty, 1)]),
+    ]),
+  ]);
+  // Lines with both a "{" and a control byte. The open line's flags meet the turn's bits up to
+  // its first LF; each dirty bit between the first and last LF meets the "{"s of its own line.
+  const braces = [
+    ...belowLowest($L), SET, $low,
+    ...when([GET, $L, ...nonZero], [
+      ...when([
+        GET, $brace, GET, $O, GET, $low, I64_AND, ...nonZero, OR,
+        GET, $dirty, GET, $D, GET, $low, I64_AND, ...nonZero, OR, AND,
+      ], fail),
+      ...aboveHighest($L), SET, $high,
+      // (Only where a "{" lies between them too: most rows of a screen have none.)
+      GET, $low, GET, $high, I64_OR, ...i64(-1), I64_XOR, SET, $near,
+      ...i64(0), GET, $D, GET, $near, I64_AND, GET, $O, GET, $near, I64_AND, I64_EQZ, SELECT, SET, $bits,
+      ...eachBit($bits, $bit, [
+        // The bits from the LF before the bit to the LF after it.
+        GET, $L, ...i64(-2), GET, $bit, I64_SHL, I64_AND, SET, $near,
+        ...belowLowest($near),
+        GET, $L, ...i64(1), GET, $bit, I64_SHL, ...i64(1), I64_SUB, I64_AND, SET, $near,
+        ...aboveHighest($near), I64_AND,
+        GET, $O, I64_AND, ...nonZero, IF, EMPTY, ...fail, END,
+      ]),
+      GET, $O, GET, $high, I64_AND, ...nonZero, SET, $brace,
+      GET, $D, GET, $high, I64_AND, ...nonZero, SET, $dirty,
     ], [
-      ...put($dirty, 1),
-      // A row move LineSplitter breaks lines at: ESC D/E/M, or CSI [0-9;]* A/B/E/F/H/d/f.
-      ...when([GET, $byte, ...i32(ESC), EQ], [
-        ...load8([GET, $at, ...i32(1), ADD]), SET, $next,
-        ...when([GET, $next, ...i32(0x5b), NE], when(oneOf($next, [0x44, 0x45, 0x4d]), add($breaks, 1)), [
-          GET, $at, ...i32(2), ADD, SET, $k,
-          ...whilst([...load8([GET, $k]), SET, $next, GET, $next, ...i32(0x30), SUB, ...i32(10), LT_U, GET, $next, ...i32(0x3b), EQ, OR], add($k, 1)),
-          ...when(oneOf($next, [0x41, 0x42, 0x45, 0x46, 0x48, 0x64, 0x66]), add($breaks, 1)),
-        ]),
-      ]),
-    ]))),
+      GET, $brace, GET, $O, ...nonZero, OR, SET, $brace,
+      GET, $dirty, GET, $D, ...nonZero, OR, SET, $dirty,
+    ]),
+  ];
+  // Lines that start with "{": the open one, when the turn ends it, and those after an LF in it.
+  const wrapped = when([GET, $L, ...nonZero], [
+    ...when([...load8([GET, $lineStart]), ...i32(OPEN), EQ], wrappedCheck([GET, $lineStart], [GET, $i, GET, $L, I64_CTZ, WRAP, ADD])),
+    GET, $O, GET, $L, ...i64(1), I64_SHL, I64_AND, SET, $bits,
+    ...eachBit($bits, $bit, [
+      GET, $L, ...i64(-1), GET, $bit, I64_SHL, I64_AND, SET, $near,
+      ...when([GET, $near, ...nonZero], wrappedCheck(here, [GET, $i, GET, $near, I64_CTZ, WRAP, ADD])),
+    ]),
+  ]);
+  return [
+    3, 12, I32, 11, I64, 2 * VECTORS, V128,
+    GET, $from, SET, $i, GET, $from, SET, $lineStart, GET, $from, SET, $last,
+    // The last loads of the chunk read up to 64 bytes past its end: make them bytes never found.
+    ...[...Array(PAD_BYTES / 16).keys()].flatMap((k) => [GET, $end, ...splat(0x20), ...V_STORE, 0, ...leb(16 * k)]),
+    BLOCK, EMPTY, LOOP, EMPTY,
+    GET, $i, GET, $end, GE_U, BR_IF, 1,
+    ...vectors.flatMap((k) => [GET, $i, ...V_LOAD, 0, ...leb(16 * k), SET, $v + k, ...shapeBytes($v + k), SET, $e + k]),
+    ...vectors.flatMap((k) => (k === 0 ? [GET, $e] : [GET, $e + k, ...V_OR])), ...ANY_TRUE,
+    IF, EMPTY,
+    ...mask64((k) => compare(EQ8, LF, $v + k)), SET, $L,
+    ...mask64((k) => compare(EQ8, OPEN, $v + k)), SET, $O,
+    ...mask64((k) => compare(EQ8, CR, $v + k)), SET, $R,
+    // The controls: what shapeBytes found but LFs and "{"s.
+    ...mask64((k) => [GET, $e + k]), GET, $L, GET, $O, I64_OR, ...i64(-1), I64_XOR, I64_AND, SET, $C,
+    // A CR just before an LF (the byte after the turn's last is the next turn's first).
+    GET, $C,
+    GET, $R, GET, $L, ...i64(1), I64_SHR_U, ...load8([GET, $i], 64), ...i32(LF), EQ, EXTEND_U, ...i64(63), I64_SHL, I64_OR, I64_AND,
+    ...i64(-1), I64_XOR, I64_AND, SET, $S,
+    ...when([GET, $failed, EQZ], [
+      ...when([GET, $L, ...nonZero], put($tail, 0)),
+      ...i64(0), SET, $D,
+      GET, $S, SET, $bits,
+      ...walk,
+      ...braces,
+      ...wrapped,
+    ]),
+    ...when([GET, $L, ...nonZero], [
+      GET, $breaks, GET, $L, I64_POPCNT, WRAP, ADD, SET, $breaks,
+      GET, $i, ...i32(64), ADD, GET, $L, I64_CLZ, WRAP, SUB, SET, $last,
+      GET, $last, SET, $lineStart,
+    ]),
+    END,
+    GET, $i, ...i32(16 * VECTORS), ADD, SET, $i,
     BR, 0,
     END, END,
-    GET, $breaks,
+    GET, $out, ...i32(-1), GET, $breaks, GET, $tail, SUB, GET, $failed, SELECT, STORE, 2, 0,
+    GET, $last,
     END,
   ];
 };
@@ -383,15 +499,15 @@ export const assembleControlScan = (): Uint8Array => new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
   // types: 0 (i32, i32, i32) -> i32
   ...section(1, [1, 0x60, 3, I32, I32, I32, 1, I32]),
-  ...section(3, [5 + SLOTS, ...new Array<number>(5 + SLOTS).fill(0)]), // every function has type 0
+  ...section(3, [4 + SLOTS, ...new Array<number>(4 + SLOTS).fill(0)]), // every function has type 0
   ...section(5, [1, 0x00, ...leb(PAGES)]), // memory: PAGES, no maximum
   ...section(7, [
-    5 + SLOTS, ...name("scan"), 0x00, 0, ...name("events"), 0x00, 1, ...name("memory"), 0x02, 0,
+    4 + SLOTS, ...name("scan"), 0x00, 0, ...name("shape"), 0x00, 1, ...name("memory"), 0x02, 0,
     ...[...Array(SLOTS).keys()].flatMap((s) => [...name(`tally${s + 1}`), 0x00, VERIFY + 1 + s]),
-    ...name("find"), 0x00, VERIFY + 1 + SLOTS, ...name("breaks"), 0x00, VERIFY + 2 + SLOTS,
+    ...name("find"), 0x00, VERIFY + 1 + SLOTS,
   ]),
-  ...section(10, [5 + SLOTS, ...vector(body(CONTROLS)), ...vector(body(EVENTS)), ...vector(verify()),
-    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find()), ...vector(lineBreaks())]),
+  ...section(10, [4 + SLOTS, ...vector(body(CONTROLS)), ...vector(shape()), ...vector(verify()),
+    ...[...Array(SLOTS).keys()].flatMap((s) => vector(tally(s + 1))), ...vector(find())]),
 ]);
 
 // The bundle defines this as the module's bytes in base64, assembled when it was built: done in
@@ -418,13 +534,10 @@ type ScanFunction = (from: number, end: number, out: number) => number;
 /** One scanner per reader: it owns a small WebAssembly memory the bytes are scanned in. */
 export class ControlScan {
   readonly #scan: ScanFunction;
-  readonly #events: ScanFunction;
+  readonly #shape: ScanFunction;
   /** The tally for k slots at k - 1. */
   readonly #tallies: ScanFunction[];
   readonly #find: ScanFunction;
-  readonly #breaks: ScanFunction;
-  /** How many offsets the last `events` wrote. */
-  #eventsCount = 0;
   readonly #needleMemory: Buffer;
   /** Where each needle `tally` was given is in the memory, and where the next one goes. */
   #needles = new Map<string, number>();
@@ -444,9 +557,9 @@ export class ControlScan {
   };
   readonly #memory: Uint8Array;
   readonly #found: Int32Array;
-  readonly #eventsFound: Int32Array;
+  /** Where `shape` leaves its count of line breaks. */
+  readonly #shaped: Int32Array;
   readonly #foundViews: Int32Array[] = [];
-  readonly #eventsViews: Int32Array[] = [];
   /**
    * Read into this to have the bytes scanned where they lie; any other chunk is copied in. A scan
    * overwrites the 64 bytes after its chunk here.
@@ -460,15 +573,14 @@ export class ControlScan {
     const { exports } = new wasm.Instance(compiled);
     const memory = exports["memory"] as { readonly buffer: ArrayBuffer };
     this.#scan = exports["scan"] as ScanFunction;
-    this.#events = exports["events"] as ScanFunction;
+    this.#shape = exports["shape"] as ScanFunction;
     this.#find = exports["find"] as ScanFunction;
-    this.#breaks = exports["breaks"] as ScanFunction;
     this.#tallies = Array.from({ length: SLOTS }, (_, s) => exports[`tally${s + 1}`] as ScanFunction);
     this.#needleMemory = Buffer.from(memory.buffer, NEEDLES_AT, NEEDLE_BYTES);
     this.#slots = new Int32Array(memory.buffer, SLOTS_AT, SLOTS * SLOT_FIELDS);
     this.#memory = new Uint8Array(memory.buffer);
     this.#found = new Int32Array(memory.buffer, OUTPUT_AT, INPUT_BYTES);
-    this.#eventsFound = new Int32Array(memory.buffer, EVENTS_AT, INPUT_BYTES);
+    this.#shaped = new Int32Array(memory.buffer, SHAPE_AT, 1);
     this.input = Buffer.from(memory.buffer, 0, INPUT_BYTES);
   }
 
@@ -481,22 +593,21 @@ export class ControlScan {
   }
 
   /**
-   * The same, and the offsets of every LF and "{" among them: what a stretch of whole lines is
-   * told from by `breaks` (skim.ts) without a string made of each line. A view, valid until
-   * the next `events` call; `scan`'s result stays.
+   * Looks at the lines of `chunk` (at most CONTROL_SCAN_BYTES) from `from` on, where a line starts,
+   * and returns the offset just after the last LF (`from` when there is none): what a run of
+   * whole lines is told from by the skim (skim.ts), without a string made of each line.
+   * `breaks` then says how many line breaks those lines hold.
    */
-  events(chunk: Uint8Array): Int32Array {
-    this.#eventsCount = this.#run(this.#events, chunk, EVENTS_AT);
-    return this.#view(this.#eventsFound, this.#eventsViews, this.#eventsCount);
+  shape(chunk: Uint8Array, from: number): number {
+    return this.#run(this.#shape, chunk, SHAPE_AT, from);
   }
 
   /**
-   * The line breaks in bytes [from, to) of the chunk `events` took last (`from` at a line start,
-   * `to` just after an LF), counted as LineSplitter counts them; undefined when a line there must
-   * go through the splitter (skim.ts). Walked in WebAssembly over the offsets `events` wrote.
+   * The line breaks of the whole lines `shape` looked at last, counted as LineSplitter counts
+   * them; undefined when a line there must go through the splitter (skim.ts).
    */
-  breaks(from: number, to: number): number | undefined {
-    const breaks = this.#breaks(from, to, this.#eventsCount);
+  get breaks(): number | undefined {
+    const breaks = this.#shaped[0] ?? -1;
     return breaks < 0 ? undefined : breaks;
   }
 
@@ -608,9 +719,9 @@ export class ControlScan {
     return (views[count] ??= all.subarray(0, count));
   }
 
-  #run(scan: ScanFunction, chunk: Uint8Array, out: number): number {
+  #run(scan: ScanFunction, chunk: Uint8Array, out: number, from = 0): number {
     if (chunk.length > INPUT_BYTES) throw new RangeError(`ControlScan takes at most ${INPUT_BYTES} bytes at a time, got ${chunk.length}`);
     if (chunk.buffer !== this.#memory.buffer || chunk.byteOffset !== 0) this.#memory.set(chunk);
-    return scan(0, chunk.length, out);
+    return scan(from, chunk.length, out);
   }
 }

@@ -1,6 +1,6 @@
 const LF = 0x0a;
 const CR = 0x0d;
-// ControlScan.breaks (control-scan.ts) asks the same of bytes.
+// ControlScan.shape (control-scan.ts) asks the same of bytes.
 const ESCAPE_BREAK = /\x1b(?:\[[0-9;]*[ABEFHdf]|[DEM])/y;
 
 /**
@@ -108,7 +108,7 @@ export class LineSplitter {
     return this.#carry === "" && !this.#dropping;
   }
 
-  /** Passes over `bytes` bytes of whole lines holding `breaks` line breaks (skim.ts counted them). */
+  /** Passes over `bytes` bytes of whole lines holding `breaks` line breaks (ControlScan.shape counted them). */
   skip(bytes: number, breaks: number): void {
     if (!this.idle) throw new Error("LineSplitter.skip needs to be between lines");
     this.#n += breaks;

@@ -3,7 +3,7 @@ import { parseJsonObject } from "../../json.js";
 import type { Line } from "./line.js";
 import { asBytes, decodeLine, LineSplitter, type RawLine } from "./lines.js";
 import { mayStartWrapped, WrappedJson, type Rejoined } from "./rejoin.js";
-import { afterLastLineFeed } from "./skim.js";
+import { firstLineStart } from "./skim.js";
 import { ControlCursor } from "./control-cursor.js";
 
 /**
@@ -26,14 +26,14 @@ export interface ControlFinder {
    */
   readonly input: Buffer;
   scan(chunk: Uint8Array): ArrayLike<number>;
-  /** The same, with every LF and "{" too (a view of its own: `scan`'s result stays). */
-  events(chunk: Uint8Array): ArrayLike<number>;
   /**
-   * The line breaks in bytes [from, to) of the chunk `events` took last, or undefined when a line
-   * there must go through the splitter (skim.ts).
+   * Looks at the lines of the chunk from `from` (a line start) on; returns the offset just after
+   * its last LF (`from` when there is none).
    */
-  breaks(from: number, to: number): number | undefined;
-  /** Bytes [from, to) of the chunk `events` took last, to search: valid until the next call. */
+  shape(chunk: Uint8Array, from: number): number;
+  /** The line breaks of the lines `shape` looked at last, or undefined when one must go through the splitter (skim.ts). */
+  readonly breaks: number | undefined;
+  /** Bytes [from, to) of the chunk `shape` took last, to search: valid until the next call. */
   lines(from: number, to: number): LinesBytes;
 }
 
@@ -61,7 +61,6 @@ export interface Needle {
 export type LinesFilter = (lines: LinesBytes) => boolean;
 
 const OPEN_BRACE = 0x7b;
-const LF = 0x0a;
 // Longer partial lines go to the splitter, as before: a line with no LF for this long is a TUI's
 // (cursor moves break its lines), and copying it behind every piece would cost more than it saves.
 const MAX_HELD_BYTES = 16 * 1024;
@@ -147,11 +146,7 @@ export class Capture {
       } else {
         if (this.#heldLength + piece.length > controls.maxBytes) this.#release(onLine);
         const start = this.#pushed - this.#heldLength;
-        const bytes = this.#behindHeld(piece);
-        // One scan serves both: the skim's events hold the controls.
-        const events = controls.events(bytes);
-        this.#cursor.piece(events, start, bytes);
-        this.#skimmed(bytes, events, controls, skim, onLine);
+        this.#skimmed(this.#behindHeld(piece), start, controls, skim, onLine);
       }
       this.#pushed += piece.length;
       this.#cursor.endPiece();
@@ -171,24 +166,38 @@ export class Capture {
   /**
    * Delivers the lines up to the first LF when the splitter holds the start of one, passes over
    * the whole lines after them up to the last LF when the skim allows (delivers them otherwise),
-   * and holds the rest while the splitter is idle (gives it to the splitter otherwise).
+   * and holds the rest while the splitter is idle (gives it to the splitter otherwise). The piece
+   * starts at stream offset `start`. Its control bytes are found only when a line of it is read:
+   * a skim needs none of them.
    */
-  #skimmed(bytes: Buffer, events: ArrayLike<number>, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
-    const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
-    const first = this.#splitter.idle ? 0 : bytes.indexOf(LF) + 1;
-    const last = afterLastLineFeed(bytes, events);
+  #skimmed(bytes: Buffer, start: number, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
+    let scanned = false;
+    const split = (from: number, to: number): void => {
+      if (!scanned) {
+        scanned = true;
+        this.#cursor.piece(controls.scan(controls.input.subarray(0, bytes.length)), start);
+      }
+      this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
+    };
+    const first = firstLineStart(bytes, this.#splitter.idle);
+    const last = controls.shape(bytes, first);
     if (first > 0) split(0, first);
     if (last > first) {
-      const breaks = this.#splitter.idle && !this.#wrapped.holding ? controls.breaks(first, last) : undefined;
+      const breaks = this.#splitter.idle && !this.#wrapped.holding ? controls.breaks : undefined;
       if (breaks !== undefined && skim(controls.lines(first, last))) this.#splitter.skip(last - first, breaks);
       else split(first, last);
     }
     const rest = Math.max(first, last);
-    if (rest === bytes.length) return;
-    if (!this.#splitter.idle || bytes.length - rest > MAX_HELD_BYTES) {
-      split(rest, bytes.length);
-      return;
+    if (rest < bytes.length) {
+      if (!this.#splitter.idle || bytes.length - rest > MAX_HELD_BYTES) split(rest, bytes.length);
+      else this.#hold(bytes, rest);
     }
+    // Held bytes released later were never looked at for controls: each line of them may have some.
+    if (!scanned) this.#cursor.unscanned(start + bytes.length);
+  }
+
+  /** Keeps bytes [rest, …) of `bytes` at the front of the held buffer, for the next piece to follow. */
+  #hold(bytes: Buffer, rest: number): void {
     const held = this.#held as Buffer;
     // `bytes` is the held buffer itself, unless nothing was held before this piece.
     if (bytes.buffer === held.buffer && bytes.byteOffset === held.byteOffset) held.copyWithin(0, rest, bytes.length);

@@ -48,7 +48,7 @@ export type Rejoined = { readonly kind: "row"; readonly line: RawLine } | { read
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
 
-/** Whether a raw line could be the first row of a wrapped JSON object (cheap: two byte checks; ControlScan.breaks asks the same of bytes). */
+/** Whether a raw line could be the first row of a wrapped JSON object (cheap: two byte checks; ControlScan.shape asks the same of bytes). */
 export function mayStartWrapped(bytes: string): boolean {
   if (bytes.charCodeAt(0) !== OPEN) return false;
   let end = bytes.length;

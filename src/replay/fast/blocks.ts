@@ -3,7 +3,7 @@ import type { Pinned } from "../../engine/tracker.js";
 import { CONTROL_SCAN_BYTES, ControlScan } from "../../engine/capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
 import { ControlCursor } from "../../engine/capture/control-cursor.js";
-import { aroundWholeLines } from "../../engine/capture/skim.js";
+import { firstLineStart } from "../../engine/capture/skim.js";
 import { linesRelevance, MAY_CHANGE, NAMES_PIN, type LinesRelevance } from "../../engine/relevance-lines.js";
 import { RANGE_READ_BYTES } from "../ranges.js";
 
@@ -60,6 +60,8 @@ export class BlockScanner {
   #end: number;
   readonly #controls = new ControlScan();
   readonly #cursor = new ControlCursor();
+  /** Whether the cursor has the control bytes of the piece being read. */
+  #scanned = false;
   readonly #linesRelevance: LinesRelevance;
   /** The guess as a pin, for the skim, and the guess's bytes it was made from. */
   #guessPinned: { readonly from: string; readonly pinned: Pinned } | undefined;
@@ -79,16 +81,25 @@ export class BlockScanner {
   push(chunk: Buffer): void {
     for (let at = 0; at < chunk.length; at += CONTROL_SCAN_BYTES) {
       const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
-      const events = this.#controls.events(piece);
-      this.#cursor.piece(events, this.#end, piece);
-      aroundWholeLines(piece, events, (from, to) => this.#split(piece.subarray(from, to)), (first, last) => this.#skimOrSplit(piece, first, last));
+      this.#scanned = false;
+      const first = firstLineStart(piece, this.#splitter.idle);
+      const last = this.#controls.shape(piece, first);
+      if (first > 0) this.#split(piece, 0, first);
+      if (last > first) this.#skimOrSplit(piece, first, last);
+      if (Math.max(first, last) < piece.length) this.#split(piece, Math.max(first, last), piece.length);
+      if (!this.#scanned) this.#cursor.unscanned(this.#end + piece.length);
       this.#end += piece.length;
       this.#cursor.endPiece();
     }
   }
 
-  #split(bytes: Buffer): void {
-    for (const line of this.#splitter.push(bytes)) this.#line(line);
+  /** Bytes [from, to) of the piece to the splitter, its control bytes found first (a skim needs none). */
+  #split(piece: Buffer, from: number, to: number): void {
+    if (!this.#scanned) {
+      this.#scanned = true;
+      this.#cursor.piece(this.#controls.scan(this.#controls.input.subarray(0, piece.length)), this.#end);
+    }
+    for (const line of this.#splitter.push(piece.subarray(from, to))) this.#line(line);
   }
 
   /**
@@ -96,10 +107,10 @@ export class BlockScanner {
    * them could change the guess (skim.ts, relevance-lines.ts), as `run` passes over them.
    */
   #skimOrSplit(piece: Buffer, first: number, last: number): void {
-    const breaks = this.#guess !== undefined && this.#splitter.idle ? this.#controls.breaks(first, last) : undefined;
+    const breaks = this.#guess !== undefined && this.#splitter.idle ? this.#controls.breaks : undefined;
     const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(this.#controls.lines(first, last), this.#guessAsPin());
     if (breaks === undefined || verdict === MAY_CHANGE) {
-      this.#split(piece.subarray(first, last));
+      this.#split(piece, first, last);
       return;
     }
     const open = (this.#open ??= { start: this.#end + first, before: this.#splitter.lines, mayConfirm: false });

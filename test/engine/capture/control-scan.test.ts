@@ -17,11 +17,6 @@ const LF = 0x0a;
 const BUNDLE = fileURLToPath(new URL("../../../dist/bin/", import.meta.url));
 const expected = (bytes: Uint8Array): number[] =>
   [...Buffer.from(bytes).toString("latin1").matchAll(CLASS)].map((match) => match.index).filter((at) => bytes[at] !== LF);
-// `events`: the same, and every LF and "{".
-const expectedEvents = (bytes: Uint8Array): number[] =>
-  [...Buffer.from(bytes).toString("latin1").matchAll(CLASS)].map((match) => match.index).concat(
-    [...bytes.keys()].filter((at) => bytes[at] === 0x7b),
-  ).sort((a, b) => a - b);
 
 // The class's edges, where an off-by-one in a comparison would show.
 const EDGES = [0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0d, 0x1b, 0x1f, 0x20, 0x7a, 0x7b, 0x7c, 0x7e, 0x7f, 0x80, 0x9b, 0xc1, 0xc2, 0xc3, 0xff];
@@ -61,11 +56,10 @@ describe("ControlScan", () => {
       expect([...scan.scan(bytes)]).toEqual(expected(bytes));
       bytes.copy(scan.input);
       expect([...scan.scan(scan.input.subarray(0, length))]).toEqual(expected(bytes));
-      const events = scan.events(bytes);
-      expect([...events]).toEqual(expectedEvents(bytes));
-      // Each keeps its own result: a scan after events leaves the events as they were.
-      scan.scan(randomBytes(length, random));
-      expect([...events]).toEqual(expectedEvents(bytes));
+      // Each keeps its own result: a shape after a scan leaves the scan's offsets as they were.
+      const found = scan.scan(bytes);
+      scan.shape(randomBytes(length, random), 0);
+      expect([...found]).toEqual(expected(bytes));
     }
   });
 
@@ -76,7 +70,6 @@ describe("ControlScan", () => {
         const bytes = Buffer.alloc(140, 0x41);
         bytes[at] = value;
         expect([...scan.scan(bytes)]).toEqual(expected(bytes));
-        expect([...scan.events(bytes)]).toEqual(expectedEvents(bytes));
       }
     }
   });
@@ -114,7 +107,7 @@ describe("ControlScan", () => {
       }
       // What an earlier chunk left after this one's end must never count.
       Buffer.concat([bytes, Buffer.from(needles.map((n) => n.bytes).join("").repeat(4), "latin1")]).copy(scan.input);
-      scan.events(bytes);
+      scan.shape(bytes, 0);
       const from = Math.floor(random() * (length + 1));
       const to = from + Math.floor(random() * (length - from + 1));
       const text = bytes.toString("latin1", from, to);
@@ -131,7 +124,7 @@ describe("ControlScan", () => {
     for (let at = 0; at < 60; at++) {
       const bytes = Buffer.alloc(128, 0x41);
       bytes.write(key.bytes, at, "latin1");
-      scan.events(bytes);
+      scan.shape(bytes, 0);
       const one = (from: number, to: number): number[] => [...scan.tally([whole('"result"'), key], from, to).subarray(0, 2)];
       expect(one(0, 128)).toEqual([1, 1]);
       expect(one(at, at + 12)).toEqual([1, 1]);
@@ -149,7 +142,7 @@ describe("ControlScan", () => {
       // Up to 4 KB each: a few of them fill the room, and it is emptied between two needles of one pass.
       const needle = `"key-${n}-${"y".repeat((n * 997) % 4000)}"`;
       bytes.write(needle, 10, "latin1");
-      scan.events(bytes.subarray(0, 10 + needle.length));
+      scan.shape(bytes.subarray(0, 10 + needle.length), 0);
       // The long needle second: when it empties the room, the one before it must be written again.
       const found = scan.tally([whole('"key-0-"'), whole(needle), whole("x"), whole(`"key-${n}-`)], 0, 10 + needle.length);
       expect([...found.subarray(0, 4)]).toEqual([n === 0 ? 1 : 0, 1, 10, 1]);
@@ -158,7 +151,7 @@ describe("ControlScan", () => {
 
   it("tally refuses a needle that counts none of its bytes or more than it has", () => {
     const scan = new ControlScan();
-    scan.events(Buffer.from("abc"));
+    scan.shape(Buffer.from("abc"), 0);
     expect(() => scan.tally([{ bytes: "ab", counted: 0 }], 0, 3)).toThrow(RangeError);
     expect(() => scan.tally([{ bytes: "ab", counted: 3 }], 0, 3)).toThrow(RangeError);
   });
