@@ -1,10 +1,13 @@
+// The offsets of every piece not scanned: most of `run`'s reads are skimmed whole, and need no list.
+const NONE: ArrayLike<number> = [];
+
 /**
  * Whether a line may hold a control byte, for lines that come in order, from where a scan found
  * the control bytes of each piece (ControlScan.scan): lines with none skip the exact test. The
  * last control byte before a line's end tells, so the offsets are walked once.
  */
 export class ControlCursor {
-  #found: ArrayLike<number> = [];
+  #found: ArrayLike<number> = NONE;
   /** The stream offset of the piece's first byte. */
   #base = 0;
   #next = 0;
@@ -20,7 +23,7 @@ export class ControlCursor {
 
   /** Bytes not scanned up to `end`: every line with one of them may have controls. */
   unscanned(end: number): void {
-    this.#found = [];
+    this.#found = NONE;
     this.#last = end - 1;
   }
 
