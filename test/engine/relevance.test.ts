@@ -209,6 +209,18 @@ describe("skipping lines that cannot change the pin", () => {
     expect(skimmed.read).toBeLessThan(full.read / 20);
   });
 
+  it("reads a last line with no LF, held behind reads passed over whole, as if it may have control bytes", () => {
+    // Its key is whole only once the escape inside it is cleaned away; the read it came in was
+    // skimmed, never scanned for control bytes, and it reaches the filter only at the end.
+    const head = Buffer.from(`${REPEATED}\r\n`);
+    const skimmedWhole = Buffer.from(`${Array<string>(20).fill(REPEATED).join("\r\n")}\r\n{"type":"assistant","session\x1b[0m_id":"${B}"}`);
+    const full = pinEvents(agents.amp, [head, skimmedWhole], false);
+    expect(full.events.map((event) => event.split(" ").slice(1, 3).join(" "))).toEqual([`captured ${A}`, `changed ${B}`]);
+    const skimmed = pinEvents(agents.amp, [head, skimmedWhole], "skimmed");
+    expect(skimmed.skims).toBeGreaterThan(0);
+    expect(skimmed.events).toEqual(full.events);
+  });
+
   it("follows every trap as a full read does", () => {
     expect(pinEvents(agents.amp, [Buffer.from(TRAPS)], "scanned").events).toEqual(pinEvents(agents.amp, [Buffer.from(TRAPS)], true).events);
     expect(pinEvents(agents.amp, [Buffer.from(TRAPS)], true).events).toEqual([

@@ -167,20 +167,13 @@ export class Capture {
    * Delivers the lines up to the first LF when the splitter holds the start of one, passes over
    * the whole lines after them up to the last LF when the skim allows (delivers them otherwise),
    * and holds the rest while the splitter is idle (gives it to the splitter otherwise). The piece
-   * starts at stream offset `start`. Its control bytes are found only when a line of it is read:
-   * a skim needs none of them.
+   * starts at stream offset `start`.
    */
   #skimmed(bytes: Buffer, start: number, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
-    let scanned = false;
-    const split = (from: number, to: number): void => {
-      if (!scanned) {
-        scanned = true;
-        this.#cursor.piece(controls.scan(controls.input.subarray(0, bytes.length)), start);
-      }
-      this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
-    };
+    const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
     const first = firstLineStart(bytes, this.#splitter.idle);
     const last = controls.shape(bytes, first);
+    this.#cursor.pieceIn(controls, bytes.length, start);
     if (first > 0) split(0, first);
     if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? controls.breaks : undefined;
@@ -192,8 +185,6 @@ export class Capture {
       if (!this.#splitter.idle || bytes.length - rest > MAX_HELD_BYTES) split(rest, bytes.length);
       else this.#hold(bytes, rest);
     }
-    // Held bytes released later were never looked at for controls: each line of them may have some.
-    if (!scanned) this.#cursor.unscanned(start + bytes.length);
   }
 
   /** Keeps bytes [rest, …) of `bytes` at the front of the held buffer, for the next piece to follow. */

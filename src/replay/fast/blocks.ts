@@ -60,8 +60,6 @@ export class BlockScanner {
   #end: number;
   readonly #controls = new ControlScan();
   readonly #cursor = new ControlCursor();
-  /** Whether the cursor has the control bytes of the piece being read. */
-  #scanned = false;
   readonly #linesRelevance: LinesRelevance;
   /** The guess as a pin, for the skim, and the guess's bytes it was made from. */
   #guessPinned: { readonly from: string; readonly pinned: Pinned } | undefined;
@@ -81,25 +79,20 @@ export class BlockScanner {
   push(chunk: Buffer): void {
     for (let at = 0; at < chunk.length; at += CONTROL_SCAN_BYTES) {
       const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
-      this.#scanned = false;
       const first = firstLineStart(piece, this.#splitter.idle);
       const last = this.#controls.shape(piece, first);
-      if (first > 0) this.#split(piece, 0, first);
+      this.#cursor.pieceIn(this.#controls, piece.length, this.#end);
+      if (first > 0) this.#split(piece.subarray(0, first));
       if (last > first) this.#skimOrSplit(piece, first, last);
-      if (Math.max(first, last) < piece.length) this.#split(piece, Math.max(first, last), piece.length);
-      if (!this.#scanned) this.#cursor.unscanned(this.#end + piece.length);
+      const rest = Math.max(first, last);
+      if (rest < piece.length) this.#split(piece.subarray(rest));
       this.#end += piece.length;
       this.#cursor.endPiece();
     }
   }
 
-  /** Bytes [from, to) of the piece to the splitter, its control bytes found first (a skim needs none). */
-  #split(piece: Buffer, from: number, to: number): void {
-    if (!this.#scanned) {
-      this.#scanned = true;
-      this.#cursor.piece(this.#controls.scan(this.#controls.input.subarray(0, piece.length)), this.#end);
-    }
-    for (const line of this.#splitter.push(piece.subarray(from, to))) this.#line(line);
+  #split(bytes: Buffer): void {
+    for (const line of this.#splitter.push(bytes)) this.#line(line);
   }
 
   /**
@@ -110,7 +103,7 @@ export class BlockScanner {
     const breaks = this.#guess !== undefined && this.#splitter.idle ? this.#controls.breaks : undefined;
     const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(this.#controls.lines(first, last), this.#guessAsPin());
     if (breaks === undefined || verdict === MAY_CHANGE) {
-      this.#split(piece, first, last);
+      this.#split(piece.subarray(first, last));
       return;
     }
     const open = (this.#open ??= { start: this.#end + first, before: this.#splitter.lines, mayConfirm: false });
