@@ -29,12 +29,12 @@ const USAGE = `Usage: npm run bench [-- options]
   --wait-quiet N       before the quiet pass, wait up to N seconds for the 1-minute load average
                        to fall below 0.5 (default 0: start at once, and say when it is higher)
   --quick              small sizes, a smoke test of the bench itself (figures not comparable)
-  --mb N               throughput: MB the child writes (default 256)
+  --mb N               throughput: MB the child writes (default 128)
   --record-mb N        throughput: MB of the recording runs, run --record and asciinema rec (default 64)
   --reps N             throughput and replay: runs per side (default 3)
   --pairs N            throughput: rounds of relay, scanning relay, waiting relay and shim back to
-                       back (default 9; the first --reps of them run every side), the target's ratio
-                       is their median
+                       back (default 24; the first --reps of them run every side), the target's ratio
+                       is their median, met when the range it lies in at 95 % is
   --keys N             latency: keystrokes per side (default 6000)
   --durable-runs N     capture-to-durable: runs (default 50)
   --replay-mb N        replay: transcript size in MB (default 1024)
@@ -65,7 +65,7 @@ const num = (name, full, quick) => {
   return v;
 };
 const settings = {
-  mb: num("mb", 256, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), pairs: num("pairs", 9, 2), keys: num("keys", 6000, 200), durableRuns: num("durable-runs", 50, 5),
+  mb: num("mb", 128, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), pairs: num("pairs", 24, 2), keys: num("keys", 6000, 200), durableRuns: num("durable-runs", 50, 5),
   replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };

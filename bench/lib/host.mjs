@@ -126,20 +126,5 @@ export function exited(p) {
   return new Promise((resolve) => p.onExit(resolve));
 }
 
-/** Percentile (nearest rank) of a numeric array. */
-export function percentile(values, p) {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank];
-}
-
-/** The middle value (mean of the two middle ones for an even count). */
-export function median(values) {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

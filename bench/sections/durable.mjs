@@ -9,7 +9,8 @@
 import { watch, readFileSync, mkdirSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join, basename } from "node:path";
-import { CHILDREN, AMP_ARGS, benchEnv, exited, nowMs, percentile, spawnVia, tempDir, sleep } from "../lib/host.mjs";
+import { CHILDREN, AMP_ARGS, benchEnv, exited, nowMs, spawnVia, tempDir, sleep } from "../lib/host.mjs";
+import { percentile } from "../lib/stats.mjs";
 
 function readJson(path) {
   try { return JSON.parse(readFileSync(path, "utf8")); } catch { return undefined; }

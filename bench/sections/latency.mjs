@@ -5,7 +5,8 @@
  * = shim percentile − bare percentile (independent samples: this compares distributions).
  */
 import { join } from "node:path";
-import { AMP_ARGS, CHILDREN, PEERS, VIAS, available, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, VIAS, available, benchEnv, exited, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
+import { percentile } from "../lib/stats.mjs";
 
 function start(via, dir) {
   const env = benchEnv(dir);

@@ -9,7 +9,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { createReadStream, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { generateTranscript } from "../fixtures/transcript.mjs";
-import { cli, median, nowMs, tempDir } from "../lib/host.mjs";
+import { cli, nowMs, tempDir } from "../lib/host.mjs";
+import { median } from "../lib/stats.mjs";
 import { readProfile } from "../lib/profile.mjs";
 
 const ID_GRAMMAR = "T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";

@@ -12,7 +12,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { AMP_ARGS, CHILDREN, PEERS, ROOT, VIAS, available, benchEnv, exited, nowMs, percentile, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, ROOT, VIAS, available, benchEnv, exited, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
+import { percentile } from "../lib/stats.mjs";
 import { seeded } from "../../test/helpers/seeded.mjs";
 import * as pty from "@lydell/node-pty";
 

@@ -9,7 +9,8 @@
  */
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, watch, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { AMP_ARGS, CHILDREN, benchEnv, buildModule, exited, median, nowMs, sleep, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, benchEnv, buildModule, exited, nowMs, sleep, spawnVia, tempDir } from "../lib/host.mjs";
+import { median } from "../lib/stats.mjs";
 import { seeded } from "../../test/helpers/seeded.mjs";
 
 

@@ -13,7 +13,8 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expectedOutput } from "../lib/flood-data.mjs";
 import { readProfile } from "../lib/profile.mjs";
-import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, buildModule, childCpuSeconds, exited, median, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
+import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, buildModule, childCpuSeconds, exited, nowMs, spawnVia, tempDir } from "../lib/host.mjs";
+import { median, medianInterval } from "../lib/stats.mjs";
 
 /**
  * Microseconds the waiting relay spends on each read: about what the 5 % the target leaves capture
@@ -82,9 +83,11 @@ async function scannerBuilt() {
 
 /**
  * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay, the relay
- * that scans and the shim. The target's figure is the median of each round's shim / relay: a slow
- * spell of the machine slows every run of a round, and 3 runs a side moved the ratio of medians by
- * a tenth between runs of one build. The scanning relay's figure is taken the same way.
+ * that scans, the relay that waits and the shim. The target's figure is the median of each round's
+ * shim / relay: a slow spell of the machine slows every run of a round, and 3 runs a side moved the
+ * ratio of medians by a tenth between runs of one build. With it goes the range the median lies in
+ * at 95 % (`medianInterval`): rounds here spread by a third, so 9 of them moved the median by 0.04
+ * from run to run, more than the target's margin. The yardsticks' figures are taken the same way.
  */
 export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = reps, profileMB, say }) {
   const bytes = mb * 1024 * 1024;
@@ -146,13 +149,13 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   }
   return {
     sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded, scanRatios,
-    ...(scans ? { scanVsRelay: median(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])) } : {}),
-    spinUs: SPIN_US, spinRatios, spinVsRelay: median(spinRatios),
+    ...(scans ? { scanVsRelay: median(scanRatios), scanVsRelayInterval: medianInterval(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])) } : {}),
+    spinUs: SPIN_US, spinRatios, spinVsRelay: median(spinRatios), spinVsRelayInterval: medianInterval(spinRatios),
     // The shim's CPU above the relay's, per read the relay passed on: what capture spends on each.
     readsPerGB: median(readsPerGB), cpuAddedPerReadUs: median(pairCpuAdded) / median(readsPerGB) * 1e6,
     // Kept under their old names too: older results and the README's history read these.
     bareMBps: mbps.bare, relayMBps: mbps.relay, shimMBps: mbps.shim, ratio: mbps.shim / mbps.bare, relayRatio: mbps.relay / mbps.bare,
-    vsRelay: median(pairRatios), cpuAddedPerGB: median(pairCpuAdded),
+    vsRelay: median(pairRatios), vsRelayInterval: medianInterval(pairRatios), cpuAddedPerGB: median(pairCpuAdded),
     runs, cpu, expectedSha256: expected.sha256, hashMatch: problems.length === 0, problems, notes, ...(profile ? { profile } : {}),
   };
 }
