@@ -2,7 +2,8 @@
  * The package as a user gets it: `npm pack`, then `npm install --global` of the tarball into a
  * temp prefix with install scripts off and no compiler on PATH (only node, npm and a few basic
  * tools, linked into one folder), then `sessionpin demo` from the installed bin. Offline: npm
- * takes sessionpin's dependencies from the npm cache that the project's own `npm ci` filled.
+ * takes sessionpin's dependencies from the npm cache, which `npm test` fills first
+ * (scripts/cache-install-deps.mjs).
  * Then the same install without its node-pty binary: every PTY command says so in one line.
  *
  * Packs the dist/ that `npm test` built (--ignore-scripts: prepack would rebuild dist under the
@@ -83,7 +84,7 @@ it("installs from the packed tarball without scripts or a compiler, and sessionp
     ["install", "--global", "--prefix", prefix, "--ignore-scripts", "--offline", "--no-audit", "--no-fund", join(dir, packed.filename)],
     { env: npmEnv(), timeoutMs: 40_000 },
   );
-  // ENOTCACHED: the npm cache lacks a dependency; `npm ci` in the project fills it.
+  // ENOTCACHED: the npm cache lacks a dependency; scripts/cache-install-deps.mjs fills it.
   expect(install.status, install.stderr).toBe(0);
   // Nothing was built: node-pty's binary came prebuilt in its platform package.
   expect(readdirSync(join(installed, "node_modules", "@lydell"))).toContain(PLATFORM_PACKAGE);
