@@ -3,7 +3,7 @@
  * `npm run bench`: what the shim costs, measured side by side with the bare PTY and the tools a
  * user would use instead, printed as a table and written to bench/results.json.
  * `npm run bench -- --stress`: the 1000-kill crash test instead. `--help` lists the options.
- * Not part of `npm test`: timings assert nothing there.
+ * `npm test` runs it only at its smoke-test sizes (test/bench/quick.test.ts): no timing is asserted.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
