@@ -526,7 +526,7 @@ let compiled: object | undefined;
 
 /** The most bytes one `scan` takes. */
 export const CONTROL_SCAN_BYTES = INPUT_BYTES;
-// Results of fewer offsets than this get a view kept for their count (a 4 KB read has ~100).
+// Results of fewer offsets than this get a view kept for their count (a 4 KB read of the flood has ~50).
 const VIEWS = 1024;
 
 type ScanFunction = (from: number, end: number, out: number) => number;
@@ -589,7 +589,7 @@ export class ControlScan {
    * scanner's memory: valid until the next call.
    */
   scan(chunk: Uint8Array): Int32Array {
-    return this.#view(this.#found, this.#foundViews, this.#run(this.#scan, chunk, OUTPUT_AT));
+    return this.#view(this.#run(this.#scan, chunk, OUTPUT_AT));
   }
 
   /**
@@ -710,13 +710,13 @@ export class ControlScan {
   }
 
   /**
-   * The first `count` offsets of `all`, a view made once for each count up to VIEWS: `run` asks
-   * for one on every 4 KB read, and a new view each time (with the young collections it
-   * brought) was a twentieth of capture's time.
+   * The first `count` offsets `scan` found, a view made once for each count up to VIEWS: a scan
+   * comes with every piece whose lines are read, and a new view each time (with the young
+   * collections it brought) was a twentieth of capture's time when every read was scanned.
    */
-  #view(all: Int32Array, views: Int32Array[], count: number): Int32Array {
-    if (count >= VIEWS) return all.subarray(0, count);
-    return (views[count] ??= all.subarray(0, count));
+  #view(count: number): Int32Array {
+    if (count >= VIEWS) return this.#found.subarray(0, count);
+    return (this.#foundViews[count] ??= this.#found.subarray(0, count));
   }
 
   #run(scan: ScanFunction, chunk: Uint8Array, out: number, from = 0): number {
