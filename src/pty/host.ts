@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, writeSync } from "node:fs";
 import type { IPty } from "@lydell/node-pty";
 import { ptyModule } from "./native.js";
 import { signalGroup } from "./signals.js";
+import { readIntoSlabs } from "./slab-reads.js";
 
 export interface ExitStatus {
   readonly exitCode: number;
@@ -54,11 +55,28 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
     write: directWrite(child),
     resize: (cols, rows) => child.resize(cols, rows),
     signal: (signal) => signalGroup(child.pid, signal),
-    // With `encoding: null` node-pty delivers Buffers; its typings still say string.
-    onData: (listener) => void child.onData((data) => listener(data as unknown as Buffer)),
+    onData: outputListeners(child),
     pause: () => child.pause(),
     resume: () => child.resume(),
     exited,
+  };
+}
+
+/**
+ * Adds a listener for the agent's output. The first one starts the reads into slabs
+ * (slab-reads.ts), or node-pty's events where this Node's sockets do not allow it.
+ */
+function outputListeners(terminal: IPty): (listener: (chunk: Buffer) => void) => void {
+  const listeners: Array<(chunk: Buffer) => void> = [];
+  const deliver = (chunk: Buffer): void => {
+    for (const listener of listeners) listener(chunk);
+  };
+  return (listener) => {
+    listeners.push(listener);
+    if (listeners.length > 1) return;
+    const socket = (terminal as unknown as { _socket?: unknown })._socket;
+    // With `encoding: null` node-pty delivers Buffers; its typings still say string.
+    if (!readIntoSlabs(socket, deliver)) terminal.onData((data) => deliver(data as unknown as Buffer));
   };
 }
 

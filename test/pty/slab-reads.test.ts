@@ -1,0 +1,103 @@
+/**
+ * The agent's output read into slabs (src/pty/slab-reads.ts), through a real PTY and a real child:
+ * every byte arrives once and in order, a chunk kept stays as it was while later reads land, the
+ * reads really go into shared slabs on this Node (not node-pty's events by the back door), and
+ * pause holds the agent back until resume.
+ */
+import { createHash } from "node:crypto";
+import { Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { spawnAgent, type AgentPty } from "../../src/pty/host.js";
+import { readIntoSlabs } from "../../src/pty/slab-reads.js";
+
+const BOUND_MS = 20_000;
+
+/** A child printing `total` bytes of a seeded stream of letters (no LF: the PTY passes them as they are), then exiting at once. */
+function flood(total: number): AgentPty {
+  const script = [
+    "let x = 7, left = " + total + ";",
+    "const block = Buffer.alloc(65536);",
+    "while (left > 0) {",
+    "  const n = Math.min(left, block.length);",
+    "  for (let i = 0; i < n; i++) { x = (x * 1103515245 + 12345) >>> 0; block[i] = 97 + (x >>> 16) % 26; }",
+    "  let at = 0; while (at < n) { try { at += require('fs').writeSync(1, block, at, n - at); } catch (e) { if (e.code !== 'EAGAIN') throw e; } }",
+    "  left -= n;",
+    "}",
+  ].join("\n");
+  return spawnAgent([process.execPath, "-e", script], { cols: 80, rows: 24, cwd: process.cwd(), env: process.env });
+}
+
+/** The same stream as `flood`'s child prints. */
+function expected(total: number): string {
+  let x = 7;
+  const bytes = Buffer.alloc(total);
+  for (let i = 0; i < total; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = 97 + ((x >>> 16) % 26);
+  }
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+async function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no end within ${BOUND_MS} ms`)), BOUND_MS);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("output read into slabs", () => {
+  it("delivers 4 MB whole and in order, every chunk kept intact while later reads land in the same slabs", async () => {
+    const total = 4 * 1024 * 1024;
+    const agent = flood(total);
+    const chunks: Buffer[] = [];
+    agent.onData((chunk) => chunks.push(chunk));
+    const status = await bounded(agent.exited, "the flood");
+    // node-pty may report the exit before the last read.
+    await bounded((async () => { while (chunks.reduce((n, c) => n + c.length, 0) < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
+    expect(status.exitCode).toBe(0);
+    expect(createHash("sha256").update(Buffer.concat(chunks)).digest("hex")).toBe(expected(total));
+    // Reads shared slabs of 64 KiB: this Node's sockets took the slabs, and no read was dropped.
+    const slabs = new Set(chunks.map((chunk) => chunk.buffer));
+    expect(chunks.length).toBeGreaterThan(100);
+    expect(slabs.size).toBeLessThan(chunks.length / 4);
+    for (const slab of slabs) expect(slab.byteLength).toBe(64 * 1024);
+  });
+
+  it("holds the agent back while paused and delivers the rest after resume", async () => {
+    const total = 1024 * 1024;
+    const agent = flood(total);
+    let received = 0;
+    let paused = false;
+    agent.onData((chunk) => {
+      received += chunk.length;
+      if (!paused) {
+        paused = true;
+        agent.pause();
+      }
+    });
+    await bounded((async () => { while (!paused) await new Promise((r) => setTimeout(r, 10)); })(), "the first read");
+    await new Promise((r) => setTimeout(r, 300));
+    const whilePaused = received;
+    // The PTY holds a few KiB: the agent cannot have written its megabyte past a reader that stopped.
+    expect(whilePaused).toBeLessThan(total / 4);
+    let exited = false;
+    void agent.exited.then(() => (exited = true));
+    expect(exited).toBe(false);
+    agent.resume();
+    await bounded(agent.exited, "the flood after resume");
+    await bounded((async () => { while (received < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
+    expect(received).toBe(total);
+  });
+
+  it("leaves a socket without the onread fields alone, so node-pty's events deliver", () => {
+    expect(readIntoSlabs(undefined, () => undefined)).toBe(false);
+    expect(readIntoSlabs({ _handle: { useUserBuffer: () => undefined } }, () => undefined)).toBe(false);
+    // A socket not yet connected has the fields but no handle to read with.
+    expect(readIntoSlabs(new Socket(), () => undefined)).toBe(false);
+  });
+});
