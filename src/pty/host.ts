@@ -64,7 +64,8 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
 
 /**
  * Adds a listener for the agent's output. The first one starts the reads into slabs
- * (slab-reads.ts), or node-pty's events where this Node's sockets do not allow it.
+ * (slab-reads.ts). node-pty's events stay subscribed: Node hands each read to one or the other,
+ * so they deliver where this Node's sockets take no slabs, and would if a later Node ignored them.
  */
 function outputListeners(terminal: IPty): (listener: (chunk: Buffer) => void) => void {
   const listeners: Array<(chunk: Buffer) => void> = [];
@@ -76,7 +77,8 @@ function outputListeners(terminal: IPty): (listener: (chunk: Buffer) => void) =>
     if (listeners.length > 1) return;
     const socket = (terminal as unknown as { _socket?: unknown })._socket;
     // With `encoding: null` node-pty delivers Buffers; its typings still say string.
-    if (!readIntoSlabs(socket, deliver)) terminal.onData((data) => deliver(data as unknown as Buffer));
+    terminal.onData((data) => deliver(data as unknown as Buffer));
+    readIntoSlabs(socket, deliver);
   };
 }
 

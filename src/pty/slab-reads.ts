@@ -9,7 +9,7 @@
  * The way in is the one behind net.Socket's documented `onread` option (Node 12+): a buffer, or
  * a function giving the next one, that libuv reads into, and a callback for each read. node-pty
  * makes its socket itself, so the option is set on it afterwards, through the fields the option
- * sets; where they are not there (another Node) node-pty's events serve, as before.
+ * sets; where they are not there (another Node) nothing is changed and node-pty's events serve.
  *
  * Chunks stay valid: a slab is never read into twice, and a chunk a consumer keeps (a write the
  * terminal queued) keeps its slab.
