@@ -1,7 +1,8 @@
 /**
  * (1) Passthrough throughput: the flood child writes N bytes to its PTY; we read them bare,
- * through the minimal Node relay (reference), through that relay scanning each read as capture
- * first does (the floor of capture in Node), through that relay waiting SPIN_US on each read (what
+ * through the minimal Node relay on node-pty's events (reference), through that relay reading into
+ * slabs as sessionpin does (capture's own cost is what the shim loses against it), through that
+ * relay scanning each read as capture first does (the floor of capture in Node), through that relay waiting SPIN_US on each read (what
  * time alone costs the rate), through `sessionpin run` (amp plugin, capture on),
  * through `script` (util-linux, C) and `asciinema rec` (Python, recording), and through
  * `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
@@ -23,25 +24,28 @@ import { median, medianInterval } from "../lib/stats.mjs";
 const SPIN_US = 2;
 /**
  * Each side: what runs the child, whether it records (`rec` sides write a .cast file), whether
- * the relay scans each read (children/relay, $BENCH_RELAY_SCAN), and how long it waits on each.
+ * the relay reads into slabs ($BENCH_RELAY_SLABS) or scans each read (children/relay,
+ * $BENCH_RELAY_SCAN), and how long it waits on each.
  */
 const SIDES = {
-  bare: { via: "bare" }, relay: { via: "relay" }, relayScan: { via: "relay", scan: true }, relaySpin: { via: "relay", spinUs: SPIN_US },
+  bare: { via: "bare" }, relay: { via: "relay" }, relaySlabs: { via: "relay", slabs: true }, relayScan: { via: "relay", scan: true }, relaySpin: { via: "relay", spinUs: SPIN_US },
   shim: { via: "shim" }, script: { via: "script" }, shimRecord: { via: "shim", rec: true }, asciinema: { via: "asciinema", rec: true },
 };
-/** The sides of every round after the first `reps`: the target's pair, and the two yardsticks beside it. */
-const PAIRED = ["relay", "relayScan", "relaySpin", "shim"];
-/** The build's module the scanning relay imports. */
+/** The sides of every round after the first `reps`: the target's pair, and the yardsticks beside it. */
+const PAIRED = ["relay", "relaySlabs", "relayScan", "relaySpin", "shim"];
+/** The build's modules the scanning relay and the slab relay import. */
 const SCANNER = "engine/capture/control-scan.js";
+const SLABS = "pty/slab-reads.js";
 
 async function once(side, bytes, dir, n, nodeArgs = []) {
-  const { via, rec, scan, spinUs } = SIDES[side];
+  const { via, rec, scan, slabs, spinUs } = SIDES[side];
   const childCpu = join(dir, `${n}.child-cpu`);
   const cpuFile = side === "bare" ? undefined : join(dir, `${n}.cpu`);
   const record = rec ? join(dir, `${n}.cast`) : undefined;
   const readsFile = side === "relay" ? join(dir, `${n}.reads`) : undefined;
   const env = benchEnv(dir, {
     BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule(SCANNER) } : {}),
+    ...(slabs ? { BENCH_RELAY_SLABS: buildModule(SLABS) } : {}),
     ...(spinUs === undefined ? {} : { BENCH_RELAY_SPIN_US: String(spinUs) }), ...(readsFile === undefined ? {} : { BENCH_RELAY_READS: readsFile }),
   });
   const p = spawnVia(via, join(CHILDREN, "flood"), AMP_ARGS, { env, pointer: join(dir, `p${n}.json`), log: join(dir, `p${n}.log`), nodeArgs, record, cpuFile });
@@ -81,10 +85,19 @@ async function scannerBuilt() {
   }
 }
 
+/** Whether the build measured reads into slabs, for the slab relay to read as it does. */
+async function slabsBuilt() {
+  try {
+    return typeof (await import(buildModule(SLABS))).readIntoSlabs === "function";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay, the relay
- * that scans, the relay that waits and the shim. The target's figure is the median of each round's
- * shim / relay: a slow spell of the machine slows every run of a round, and 3 runs a side moved the
+ * that reads into slabs, the relay that scans, the relay that waits and the shim. The target's
+ * figure is the median of each round's shim / relay: a slow spell of the machine slows every run of a round, and 3 runs a side moved the
  * ratio of medians by a tenth between runs of one build. With it goes the range the median lies in
  * at 95 % (`medianInterval`): rounds here spread by a third, so 9 of them moved the median by 0.04
  * from run to run, more than the target's margin. The yardsticks' figures are taken the same way.
@@ -97,10 +110,13 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const dir = tempDir("throughput");
   const expected = expectedOutput(bytes);
   const scans = await scannerBuilt();
-  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (scans || !SIDES[side].scan));
+  const slabbed = await slabsBuilt();
+  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (scans || !SIDES[side].scan) && (slabbed || !SIDES[side].slabs));
   for (const side of Object.keys(SIDES)) {
     if (sides.includes(side)) continue;
-    say(`  throughput: skipping ${side}: ${SIDES[side].scan ? "the build has no ControlScan.shape or .events to scan with" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`}`);
+    const why = SIDES[side].scan ? "the build has no ControlScan.shape or .events to scan with"
+      : SIDES[side].slabs ? "the build does not read into slabs" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`;
+    say(`  throughput: skipping ${side}: ${why}`);
   }
   const runs = Object.fromEntries(sides.map((side) => [side, []]));
   const cpu = Object.fromEntries(sides.map((side) => [side, []]));
@@ -135,6 +151,9 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const pairRatios = runs.shim.map((rate, r) => rate / runs.relay[r]);
   const scanRatios = (runs.relayScan ?? []).map((rate, r) => rate / runs.relay[r]);
   const spinRatios = runs.relaySpin.map((rate, r) => rate / runs.relay[r]);
+  const slabsRatios = (runs.relaySlabs ?? []).map((rate, r) => rate / runs.relay[r]);
+  // Capture's own cost: the shim against a relay that reads the PTY the same way.
+  const captureRatios = (runs.relaySlabs ?? []).map((rate, r) => runs.shim[r] / rate);
   const pairCpuAdded = cpu.shim.map((seconds, r) => seconds - cpu.relay[r]);
   const cpuPerGB = Object.fromEntries(sides.filter((side) => cpu[side].length > 0).map((side) => [side, median(cpu[side])]));
   let profile;
@@ -150,6 +169,11 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   return {
     sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded, scanRatios,
     ...(scans ? { scanVsRelay: median(scanRatios), scanVsRelayInterval: medianInterval(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])) } : {}),
+    ...(slabbed ? {
+      slabsRatios, slabsVsRelay: median(slabsRatios), slabsVsRelayInterval: medianInterval(slabsRatios),
+      captureRatios, shimVsSlabs: median(captureRatios), shimVsSlabsInterval: medianInterval(captureRatios),
+      captureCpuAddedPerGB: median(cpu.shim.map((seconds, r) => seconds - cpu.relaySlabs[r])),
+    } : {}),
     spinUs: SPIN_US, spinRatios, spinVsRelay: median(spinRatios), spinVsRelayInterval: medianInterval(spinRatios),
     // The shim's CPU above the relay's, per read the relay passed on: what capture spends on each.
     readsPerGB: median(readsPerGB), cpuAddedPerReadUs: median(pairCpuAdded) / median(readsPerGB) * 1e6,

@@ -13,9 +13,10 @@ import { ROOT } from "../helpers/sandbox.js";
 const dir = mkdtempSync(join(tmpdir(), "sessionpin-bench-smoke-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+interface Interval { readonly low: number; readonly high: number; readonly coverage: number }
 interface Row { readonly name: string; readonly pass: boolean | undefined; readonly correctness: boolean }
 
-it("runs the throughput section and writes its figures with the median's range", async () => {
+it("runs the throughput section and writes its figures with the median's range, capture's own cost among them", async () => {
   const out = join(dir, "results.json");
   const child = spawn(process.execPath, ["bench/run.mjs", "--quick", "--only", "throughput", "--load", "quiet", "--pairs", "6", "--mb", "4", "--record-mb", "2", "--profile-run-mb", "0", "--out", out], {
     cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
@@ -29,7 +30,9 @@ it("runs the throughput section and writes its figures with the median's range",
   expect(code, printed).toBe(0);
 
   const results = JSON.parse(readFileSync(out, "utf8")) as {
-    passes: { quiet: { sections: { throughput: { pairRatios: number[]; vsRelay: number; vsRelayInterval: { low: number; high: number; coverage: number }; hashMatch: boolean } } } };
+    passes: { quiet: { sections: { throughput: {
+      pairRatios: number[]; vsRelay: number; vsRelayInterval: Interval; captureRatios: number[]; shimVsSlabsInterval: Interval; hashMatch: boolean;
+    } } } };
     figures: { quiet: Row[] };
   };
   const t = results.passes.quiet.sections.throughput;
@@ -41,5 +44,10 @@ it("runs the throughput section and writes its figures with the median's range",
   expect(t.vsRelayInterval.coverage).toBeCloseTo(1 - 2 / 64, 12);
   const target = results.figures.quiet.find((row) => row.name.startsWith("1 passthrough throughput"));
   expect(target?.pass).toBe(t.vsRelayInterval.low >= 0.95);
+  // The shim against the relay that reads into slabs, as it does: judged the same way.
+  expect(t.captureRatios).toHaveLength(6);
+  expect(t.shimVsSlabsInterval.low).toBe(Math.min(...t.captureRatios));
+  const own = results.figures.quiet.find((row) => row.name.includes("capture's own cost"));
+  expect(own?.pass).toBe(t.shimVsSlabsInterval.low >= 0.95);
   expect(results.figures.quiet.filter((row) => row.correctness && row.pass !== true)).toEqual([]);
 }, 120_000);
