@@ -3,8 +3,8 @@
  * into the new 64 KiB buffer Node makes for every read of a stream. A PTY master gives at most
  * about 4 KiB a read (Linux's line discipline holds no more), so a flood is tens of thousands of
  * reads, and what Node does around each one (a buffer made, a Readable push, node-pty's events)
- * cost more than sessionpin's capture: a relay reading this way passed 1.11x the bytes a second
- * for 0.9 CPU s/GB less (bench/README, twelfth round).
+ * costs CPU on every one: a relay reading this way passed 1.03-1.04x the bytes a second of one on
+ * node-pty's events, for 0.35-0.8 CPU s/GB less (bench/README, twelfth round).
  *
  * The way in is the one behind net.Socket's documented `onread` option (Node 12+): a buffer, or
  * a function giving the next one, that libuv reads into, and a callback for each read. node-pty
