@@ -2,10 +2,10 @@
  * (1) Passthrough throughput: the flood child writes N bytes to its PTY; we read them bare,
  * through the minimal Node relay on node-pty's events (reference), through that relay reading into
  * slabs as sessionpin does (capture's own cost is what the shim loses against it), through that
- * relay scanning each read as capture first does (the floor of capture in Node), through that relay waiting SPIN_US on each read (what
- * time alone costs the rate), through `sessionpin run` (amp plugin, capture on),
- * through `script` (util-linux, C) and `asciinema rec` (Python, recording), and through
- * `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
+ * relay scanning each read as capture first does (the floor of capture in Node), through that
+ * relay waiting SPIN_US on each read (what time alone costs the rate), through `sessionpin run`
+ * (amp plugin, capture on), through `script` (util-linux, C) and `asciinema rec` (Python,
+ * recording), and through `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
  * bytes must hash the same as what the child wrote (after the PTY's "\n" → "\r\n"). CPU: the user
  * and system seconds of everything the run started (bash's `times`) less the flood child's own.
  */
@@ -97,10 +97,10 @@ async function slabsBuilt() {
 /**
  * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay, the relay
  * that reads into slabs, the relay that scans, the relay that waits and the shim. The target's
- * figure is the median of each round's shim / relay: a slow spell of the machine slows every run of a round, and 3 runs a side moved the
- * ratio of medians by a tenth between runs of one build. With it goes the range the median lies in
- * at 95 % (`medianInterval`): rounds here spread by a third, so 9 of them moved the median by 0.04
- * from run to run, more than the target's margin. The yardsticks' figures are taken the same way.
+ * figure is the median of each round's shim / relay: a slow spell of the machine slows every run
+ * of a round, and 3 runs a side moved the ratio of medians by a tenth between runs of one build.
+ * With it goes the range the median lies in at 95 % (`medianInterval`): rounds here spread by a
+ * third, so 9 of them moved the median by 0.04 from run to run, more than the target's margin. The yardsticks' figures are taken the same way.
  */
 export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = reps, profileMB, say }) {
   const bytes = mb * 1024 * 1024;
