@@ -1,8 +1,9 @@
 /**
  * The agent's output read into slabs (src/pty/slab-reads.ts), through a real PTY and a real child:
  * every byte arrives once and in order, a chunk kept stays as it was while later reads land, the
- * reads really go into shared slabs on this Node (not node-pty's events by the back door), and
- * pause holds the agent back until resume.
+ * reads really go into shared slabs on this Node (not node-pty's events by the back door),
+ * pause holds the agent back until resume, and where a Node's sockets take no slabs node-pty's
+ * events deliver everything.
  */
 import { createHash } from "node:crypto";
 import { Socket } from "node:net";
@@ -92,6 +93,25 @@ describe("output read into slabs", () => {
     await bounded(agent.exited, "the flood after resume");
     await bounded((async () => { while (received < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
     expect(received).toBe(total);
+  });
+
+  it("delivers everything through node-pty's events on a Node whose sockets show no onread fields", async () => {
+    const total = 1024 * 1024;
+    const agent = flood(total);
+    const chunks: Buffer[] = [];
+    // As on a Node without the fields: readIntoSlabs finds none of them and changes nothing.
+    const real = Object.getOwnPropertySymbols;
+    Object.getOwnPropertySymbols = () => [];
+    try {
+      agent.onData((chunk) => chunks.push(chunk));
+    } finally {
+      Object.getOwnPropertySymbols = real;
+    }
+    await bounded(agent.exited, "the flood");
+    await bounded((async () => { while (chunks.reduce((n, c) => n + c.length, 0) < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
+    expect(createHash("sha256").update(Buffer.concat(chunks)).digest("hex")).toBe(expected(total));
+    // Node's own buffers, one a read: no slab was used.
+    expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBeGreaterThan(chunks.length / 2);
   });
 
   it("leaves a socket without the onread fields alone, so node-pty's events deliver", () => {
