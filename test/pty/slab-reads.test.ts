@@ -8,10 +8,9 @@
 import { createHash } from "node:crypto";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { spawnAgent, type AgentPty } from "../../src/pty/host.js";
+import { spawnAgent, type AgentPty, type ExitStatus } from "../../src/pty/host.js";
 import { readIntoSlabs } from "../../src/pty/slab-reads.js";
-
-const BOUND_MS = 20_000;
+import { sleep, waitUntil } from "../e2e/support.js";
 
 /** A child printing `total` bytes of a seeded stream of letters (no LF: the PTY passes them as they are), then exiting at once. */
 function flood(total: number): AgentPty {
@@ -39,16 +38,12 @@ function expected(total: number): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-async function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no end within ${BOUND_MS} ms`)), BOUND_MS);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Every chunk `agent` printed, once it exited and all of it came (node-pty may report the exit before the last read). */
+async function whole(agent: AgentPty, chunks: readonly Buffer[], total: number): Promise<ExitStatus> {
+  let status: ExitStatus | undefined;
+  void agent.exited.then((exit) => (status = exit));
+  await waitUntil(() => status !== undefined && chunks.reduce((n, chunk) => n + chunk.length, 0) >= total, `${total} bytes and the exit`);
+  return status as ExitStatus;
 }
 
 describe("output read into slabs", () => {
@@ -57,9 +52,7 @@ describe("output read into slabs", () => {
     const agent = flood(total);
     const chunks: Buffer[] = [];
     agent.onData((chunk) => chunks.push(chunk));
-    const status = await bounded(agent.exited, "the flood");
-    // node-pty may report the exit before the last read.
-    await bounded((async () => { while (chunks.reduce((n, c) => n + c.length, 0) < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
+    const status = await whole(agent, chunks, total);
     expect(status.exitCode).toBe(0);
     expect(createHash("sha256").update(Buffer.concat(chunks)).digest("hex")).toBe(expected(total));
     // Reads shared slabs of 64 KiB: this Node's sockets took the slabs, and no read was dropped.
@@ -72,27 +65,22 @@ describe("output read into slabs", () => {
   it("holds the agent back while paused and delivers the rest after resume", async () => {
     const total = 1024 * 1024;
     const agent = flood(total);
-    let received = 0;
-    let paused = false;
-    agent.onData((chunk) => {
-      received += chunk.length;
-      if (!paused) {
-        paused = true;
-        agent.pause();
-      }
-    });
-    await bounded((async () => { while (!paused) await new Promise((r) => setTimeout(r, 10)); })(), "the first read");
-    await new Promise((r) => setTimeout(r, 300));
-    const whilePaused = received;
-    // The PTY holds a few KiB: the agent cannot have written its megabyte past a reader that stopped.
-    expect(whilePaused).toBeLessThan(total / 4);
     let exited = false;
     void agent.exited.then(() => (exited = true));
+    const chunks: Buffer[] = [];
+    agent.onData((chunk) => {
+      if (chunks.length === 0) agent.pause();
+      chunks.push(chunk);
+    });
+    await waitUntil(() => chunks.length > 0, "the first read");
+    await sleep(300);
+    // The PTY holds a few KiB: the agent cannot have written its megabyte past a reader that
+    // stopped, nor exited.
+    expect(chunks.reduce((n, chunk) => n + chunk.length, 0)).toBeLessThan(total / 4);
     expect(exited).toBe(false);
     agent.resume();
-    await bounded(agent.exited, "the flood after resume");
-    await bounded((async () => { while (received < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
-    expect(received).toBe(total);
+    await whole(agent, chunks, total);
+    expect(createHash("sha256").update(Buffer.concat(chunks)).digest("hex")).toBe(expected(total));
   });
 
   it("delivers everything through node-pty's events on a Node whose sockets show no onread fields", async () => {
@@ -107,8 +95,7 @@ describe("output read into slabs", () => {
     } finally {
       Object.getOwnPropertySymbols = real;
     }
-    await bounded(agent.exited, "the flood");
-    await bounded((async () => { while (chunks.reduce((n, c) => n + c.length, 0) < total) await new Promise((r) => setTimeout(r, 20)); })(), "the tail");
+    await whole(agent, chunks, total);
     expect(createHash("sha256").update(Buffer.concat(chunks)).digest("hex")).toBe(expected(total));
     // Node's own buffers, one a read: no slab was used.
     expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBeGreaterThan(chunks.length / 2);
