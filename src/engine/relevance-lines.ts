@@ -33,6 +33,9 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
   // provisional the confirming values too. Undefined for an ID JSON escapes, which could be written more than
   // one way: only a parse of each line tells what it says.
   let asked: { readonly pinned: readonly Needle[]; readonly provisional: readonly Needle[] } | undefined;
+  // The counts of the read in hand, for the one `confirmed` made here rather than on every read.
+  let found: ArrayLike<number> = [];
+  const confirmed = (index: number): boolean => (found[index] ?? 0) > 0;
   return (lines, pinned) => {
     if (pinned === undefined) return MAY_CHANGE;
     if (pinned.id !== id) {
@@ -48,7 +51,7 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
       if (escaped[0] !== 0 || escaped[1] !== 0) return MAY_CHANGE;
     }
     const provisional = pinned.state === "provisional";
-    const found = lines.tally(provisional ? asked.provisional : asked.pinned);
+    found = lines.tally(provisional ? asked.provisional : asked.pinned);
     let names = false;
     // A key is followed by `"<pinned ID>"` at each of its places, or its count is -1.
     for (let k = 0; k < keys.length; k++) {
@@ -56,7 +59,7 @@ export function linesRelevance({ json, textRules }: RelevanceRules): LinesReleva
       if (places < 0) return MAY_CHANGE;
       if (places > 0) names = true;
     }
-    if (provisional && mayConfirm(confirming, (index) => (found[index] ?? 0) > 0)) return MAY_CHANGE;
+    if (provisional && mayConfirm(confirming, confirmed)) return MAY_CHANGE;
     return names ? NAMES_PIN : SILENT;
   };
 }

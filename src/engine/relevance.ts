@@ -78,9 +78,18 @@ export const confirmingValues = (json: AgentPlugin["json"]): string[][][] => jso
   .filter((rule) => rule.state === "confirmed")
   .map((rule) => Object.values(rule.when ?? {}).map((allowed) => allowed.map((value) => asBytes(JSON.stringify(value)))));
 
-/** Whether some confirming rule has, for every one of its conditions, an allowed value that `found` finds. */
-export const mayConfirm = <T>(confirming: readonly T[][][], found: (value: T) => boolean): boolean =>
-  confirming.some((when) => when.every((allowed) => allowed.some(found)));
+/**
+ * Whether some confirming rule has, for every one of its conditions, an allowed value that `found`
+ * finds. Loops, not `some`/`every`: the skim asks this of every read while a pin is provisional,
+ * and the callbacks those take were made anew on each call.
+ */
+export function mayConfirm<T>(confirming: readonly T[][][], found: (value: T) => boolean): boolean {
+  rules: for (const when of confirming) {
+    for (const allowed of when) if (!allowed.some(found)) continue rules;
+    return true;
+  }
+  return false;
+}
 
 /** The half of relevance that asks the pin: whether a line naming only `value` could change it. */
 export class PinCheck {

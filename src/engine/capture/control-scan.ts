@@ -548,6 +548,11 @@ export class ControlScan {
   /** Which needle each used slot holds. */
   readonly #slotNeedle = new Int32Array(SLOTS);
   #tallied = new Int32Array(SLOTS);
+  /**
+   * The needles the slots hold, all of them, placed by the last call: any other call places its
+   * own (and only such a call empties the room they are written in).
+   */
+  #slotsFor: readonly Needle[] | undefined;
   /** The span `lines` answers for (its one object is handed out again by each call). */
   #linesFrom = 0;
   #linesTo = 0;
@@ -598,8 +603,8 @@ export class ControlScan {
    * whole lines is told from by the skim (skim.ts), without a string made of each line.
    * `breaks` then says how many line breaks those lines hold.
    */
-  shape(chunk: Uint8Array, from: number): number {
-    return this.#run(this.#shape, chunk, SHAPE_AT, from);
+  shape(chunk: Uint8Array, from: number, end = chunk.length): number {
+    return this.#run(this.#shape, chunk, SHAPE_AT, from, end);
   }
 
   /**
@@ -615,12 +620,19 @@ export class ControlScan {
    * For each needle, in bytes [from, to) of the chunk last scanned: the places its first `counted`
    * bytes start at, or -1 when the rest of it does not follow one of them. Up to SLOTS needles
    * are looked for in one pass. This scanner's own array, its first `needles.length` entries;
-   * valid until the next call.
+   * valid until the next call. The same array asked again must hold the same needles.
    */
   tally(needles: readonly Needle[], from: number, to: number): Int32Array {
+    // The skim asks the same needles of every read while a pin holds: their slots are still set.
+    if (needles === this.#slotsFor) {
+      this.#tallySlots(needles, needles.length, from, to, false);
+      return this.#tallied;
+    }
+    this.#slotsFor = undefined;
     if (this.#tallied.length < needles.length) this.#tallied = new Int32Array(needles.length);
     const tallied = this.#tallied;
     let used = 0;
+    let slotted = 0;
     for (let index = 0; index < needles.length; index++) {
       const needle = needles[index] as Needle;
       if (needle.counted < 1 || needle.counted > needle.bytes.length) throw new RangeError(`a needle counts 1 to ${needle.bytes.length} of its bytes, not ${needle.counted}`);
@@ -629,12 +641,15 @@ export class ControlScan {
         continue;
       }
       this.#slotNeedle[used++] = index;
+      slotted++;
       if (used === SLOTS) {
-        this.#tallySlots(needles, used, from, to);
+        this.#tallySlots(needles, used, from, to, true);
         used = 0;
       }
     }
-    if (used > 0) this.#tallySlots(needles, used, from, to);
+    if (used > 0) this.#tallySlots(needles, used, from, to, true);
+    // One pass took them all: the slots stay set for the next call with the same needles.
+    if (slotted === needles.length && slotted <= SLOTS) this.#slotsFor = needles;
     return tallied;
   }
 
@@ -655,8 +670,24 @@ export class ControlScan {
     return this.#lines;
   }
 
-  /** One pass for the needles of the first `used` slots. */
-  #tallySlots(needles: readonly Needle[], used: number, from: number, to: number): void {
+  /** One pass for the needles of the first `used` slots; `place` false: the slots hold them already. */
+  #tallySlots(needles: readonly Needle[], used: number, from: number, to: number, place: boolean): void {
+    const slots = this.#slots;
+    if (place) this.#place(needles, used);
+    for (let s = 0; s < used; s++) {
+      const at = s * SLOT_FIELDS;
+      slots[at + 3] = 0;
+      slots[at + 4] = 0;
+    }
+    (this.#tallies[used - 1] as ScanFunction)(from, to, used);
+    for (let s = 0; s < used; s++) {
+      const at = s * SLOT_FIELDS;
+      this.#tallied[this.#slotNeedle[s] ?? 0] = (slots[at + 4] ?? 0) > 0 ? -1 : slots[at + 3] ?? 0;
+    }
+  }
+
+  /** Writes the needles of the first `used` slots into them. */
+  #place(needles: readonly Needle[], used: number): void {
     const slots = this.#slots;
     // Each needle at most a SLOTS-th of the room: one emptying leaves room for all of them.
     for (let emptied = -1; emptied !== this.#emptied;) {
@@ -668,16 +699,6 @@ export class ControlScan {
         slots[at + 1] = needle.counted;
         slots[at + 2] = needle.bytes.length;
       }
-    }
-    for (let s = 0; s < used; s++) {
-      const at = s * SLOT_FIELDS;
-      slots[at + 3] = 0;
-      slots[at + 4] = 0;
-    }
-    (this.#tallies[used - 1] as ScanFunction)(from, to, used);
-    for (let s = 0; s < used; s++) {
-      const at = s * SLOT_FIELDS;
-      this.#tallied[this.#slotNeedle[s] ?? 0] = (slots[at + 4] ?? 0) > 0 ? -1 : slots[at + 3] ?? 0;
     }
   }
 
@@ -719,9 +740,10 @@ export class ControlScan {
     return (this.#foundViews[count] ??= this.#found.subarray(0, count));
   }
 
-  #run(scan: ScanFunction, chunk: Uint8Array, out: number, from = 0): number {
-    if (chunk.length > INPUT_BYTES) throw new RangeError(`ControlScan takes at most ${INPUT_BYTES} bytes at a time, got ${chunk.length}`);
-    if (chunk.buffer !== this.#memory.buffer || chunk.byteOffset !== 0) this.#memory.set(chunk);
-    return scan(from, chunk.length, out);
+  /** Runs `scan` over the chunk's first `end` bytes, copied in unless they are this scanner's input. */
+  #run(scan: ScanFunction, chunk: Uint8Array, out: number, from = 0, end = chunk.length): number {
+    if (end > INPUT_BYTES) throw new RangeError(`ControlScan takes at most ${INPUT_BYTES} bytes at a time, got ${end}`);
+    if (chunk.buffer !== this.#memory.buffer || chunk.byteOffset !== 0) this.#memory.set(end === chunk.length ? chunk : chunk.subarray(0, end));
+    return scan(from, end, out);
   }
 }

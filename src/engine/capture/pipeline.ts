@@ -27,10 +27,10 @@ export interface ControlFinder {
   readonly input: Buffer;
   scan(chunk: Uint8Array): ArrayLike<number>;
   /**
-   * Looks at the lines of the chunk from `from` (a line start) on; returns the offset just after
-   * its last LF (`from` when there is none).
+   * Looks at the lines of the chunk's first `end` bytes from `from` (a line start) on; returns the
+   * offset just after their last LF (`from` when there is none).
    */
-  shape(chunk: Uint8Array, from: number): number;
+  shape(chunk: Uint8Array, from: number, end?: number): number;
   /** The line breaks of the lines `shape` looked at last, or undefined when one must go through the splitter (skim.ts). */
   readonly breaks: number | undefined;
   /** Bytes [from, to) of the chunk `shape` took last, to search: valid until the next call. */
@@ -145,55 +145,59 @@ export class Capture {
         this.#deliver(this.#splitter.push(piece), onLine);
       } else {
         if (this.#heldLength + piece.length > controls.maxBytes) this.#release(onLine);
-        const start = this.#pushed - this.#heldLength;
-        this.#skimmed(this.#behindHeld(piece), start, controls, skim, onLine);
+        this.#skimmed(piece, controls, skim, onLine);
       }
       this.#pushed += piece.length;
       this.#cursor.endPiece();
     }
   }
 
-  /** The piece as bytes, behind the held ones when there are some (`#held` is then both). */
-  #behindHeld(piece: Uint8Array): Buffer {
-    const held = this.#heldLength;
-    if (held === 0) return Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-    const buffer = this.#held as Buffer;
-    buffer.set(piece, held);
-    this.#heldLength = 0;
-    return buffer.subarray(0, held + piece.length);
-  }
-
   /**
    * Delivers the lines up to the first LF when the splitter holds the start of one, passes over
    * the whole lines after them up to the last LF when the skim allows (delivers them otherwise),
    * and holds the rest while the splitter is idle (gives it to the splitter otherwise). The piece
-   * starts at stream offset `start`.
+   * follows the held bytes, if any: then it is copied behind them and both are `#held`'s first
+   * `length` bytes (no view is made of them: this runs on every read).
    */
-  #skimmed(bytes: Buffer, start: number, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
-    const split = (from: number, to: number): void => this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
+  #skimmed(piece: Uint8Array, controls: ControlFinder, skim: LinesFilter, onLine: (line: Line) => void): void {
+    const held = this.#heldLength;
+    const start = this.#pushed - held;
+    const length = held + piece.length;
+    let bytes: Buffer;
+    if (held === 0) bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    else {
+      bytes = this.#held as Buffer;
+      bytes.set(piece, held);
+      this.#heldLength = 0;
+    }
+    // Bytes are held only while the splitter is idle: behind them this is 0, never past `length`.
     const first = firstLineStart(bytes, this.#splitter.idle);
-    const last = controls.shape(bytes, first);
-    this.#cursor.pieceIn(controls, bytes.length, start);
-    if (first > 0) split(0, first);
+    const last = controls.shape(bytes, first, length);
+    this.#cursor.pieceIn(controls, length, start);
+    if (first > 0) this.#split(bytes, 0, first, onLine);
     if (last > first) {
       const breaks = this.#splitter.idle && !this.#wrapped.holding ? controls.breaks : undefined;
       if (breaks !== undefined && skim(controls.lines(first, last))) this.#splitter.skip(last - first, breaks);
-      else split(first, last);
+      else this.#split(bytes, first, last, onLine);
     }
     const rest = Math.max(first, last);
-    if (rest < bytes.length) {
-      if (!this.#splitter.idle || bytes.length - rest > MAX_HELD_BYTES) split(rest, bytes.length);
-      else this.#hold(bytes, rest);
+    if (rest < length) {
+      if (!this.#splitter.idle || length - rest > MAX_HELD_BYTES) this.#split(bytes, rest, length, onLine);
+      else this.#hold(bytes, rest, length);
     }
   }
 
-  /** Keeps bytes [rest, …) of `bytes` at the front of the held buffer, for the next piece to follow. */
-  #hold(bytes: Buffer, rest: number): void {
+  #split(bytes: Buffer, from: number, to: number, onLine: (line: Line) => void): void {
+    this.#deliver(this.#splitter.push(bytes.toString("latin1", from, to), "latin1"), onLine);
+  }
+
+  /** Keeps bytes [rest, length) of `bytes` at the front of the held buffer, for the next piece to follow. */
+  #hold(bytes: Buffer, rest: number, length: number): void {
     const held = this.#held as Buffer;
     // `bytes` is the held buffer itself, unless nothing was held before this piece.
-    if (bytes.buffer === held.buffer && bytes.byteOffset === held.byteOffset) held.copyWithin(0, rest, bytes.length);
-    else held.set(bytes.subarray(rest));
-    this.#heldLength = bytes.length - rest;
+    if (bytes.buffer === held.buffer && bytes.byteOffset === held.byteOffset) held.copyWithin(0, rest, length);
+    else held.set(bytes.subarray(rest, length));
+    this.#heldLength = length - rest;
   }
 
   /** The held bytes go to the splitter: what comes next is not copied behind them. */

@@ -97,8 +97,13 @@ describe("ControlScan", () => {
       const bytes = pick(length);
       return { bytes, counted: 1 + Math.floor(random() * length) };
     };
+    // The skim asks the same array of needles of every read: such arrays are asked again here,
+    // after other needles took their slots or filled the room they are written in.
+    const asked: Needle[][] = [];
     for (let trial = 0; trial < 4000; trial++) {
-      const needles = Array.from({ length: 1 + Math.floor(random() * (trial % 5 === 0 ? 12 : 5)) }, needle);
+      const again = asked.length > 0 && random() < 0.4;
+      const needles = again ? asked[Math.floor(random() * asked.length)] as Needle[] : Array.from({ length: 1 + Math.floor(random() * (trial % 5 === 0 ? 12 : 5)) }, needle);
+      if (!again && asked.length < 8) asked.push(needles);
       const length = Math.floor(random() * 600);
       const bytes = Buffer.from(pick(length), "latin1");
       for (let k = Math.floor(random() * 4); k > 0; k--) {
@@ -146,6 +151,38 @@ describe("ControlScan", () => {
       // The long needle second: when it empties the room, the one before it must be written again.
       const found = scan.tally([whole('"key-0-"'), whole(needle), whole("x"), whole(`"key-${n}-`)], 0, 10 + needle.length);
       expect([...found.subarray(0, 4)]).toEqual([n === 0 ? 1 : 0, 1, 10, 1]);
+    }
+  });
+
+  it("tally: needles asked again look for themselves, after others took their slots and their room was emptied", () => {
+    const scan = new ControlScan();
+    const text = Buffer.from('"aa" "bb" "bb" "cc"', "latin1");
+    const mine = [whole('"aa"'), whole('"bb"')];
+    const ask = (needles: Needle[]): number[] => {
+      scan.shape(text, 0);
+      return [...scan.tally(needles, 0, text.length).subarray(0, needles.length)];
+    };
+    expect(ask(mine)).toEqual([1, 2]);
+    expect(ask(mine)).toEqual([1, 2]);
+    expect(ask([whole('"cc"'), whole('"dd"')])).toEqual([1, 0]);
+    expect(ask(mine)).toEqual([1, 2]);
+    // Three: two passes, the last with one slot.
+    expect(ask([whole('"dd"'), whole('"cc"'), whole('"bb"')])).toEqual([0, 1, 2]);
+    expect(ask(mine)).toEqual([1, 2]);
+    // Needles of 4 KB fill the room: where "aa" and "bb" were written, others are now.
+    for (let n = 0; n < 6; n++) ask([whole(`"${String(n).repeat(4000)}"`), whole('"cc"')]);
+    expect(ask(mine)).toEqual([1, 2]);
+  });
+
+  it("shape looks only at the chunk's first `end` bytes, whatever lies after them", () => {
+    const scan = new ControlScan();
+    const lines = Buffer.from("one\ntwo\r\x1b[2Hthree\n" + "x\n".repeat(20), "latin1");
+    for (let end = 0; end <= lines.length; end++) {
+      scan.shape(lines.subarray(0, end), 0);
+      const alone = [scan.shape(lines.subarray(0, end), 0), scan.breaks];
+      expect([scan.shape(lines, 0, end), scan.breaks], `end ${end}`).toEqual(alone);
+      lines.copy(scan.input);
+      expect([scan.shape(scan.input, 0, end), scan.breaks], `end ${end}, in place`).toEqual(alone);
     }
   });
 
