@@ -5,9 +5,10 @@
  * relay scanning each read as capture first does (the floor of capture in Node), through that
  * relay waiting SPIN_US on each read (what time alone costs the rate), through `sessionpin run`
  * (amp plugin, capture on), through `script` (util-linux, C) and `asciinema rec` (Python,
- * recording), and through `sessionpin run --record` (recording too). Rate = bytes / (last byte − first byte); the received
- * bytes must hash the same as what the child wrote (after the PTY's "\n" → "\r\n"). CPU: the user
- * and system seconds of everything the run started (bash's `times`) less the flood child's own.
+ * recording), and through `sessionpin run --record` (recording too). Rate = bytes / (last byte −
+ * first byte); the received bytes must hash the same as what the child wrote (after the PTY's
+ * "\n" → "\r\n"). CPU: the user and system seconds of everything the run started (bash's `times`)
+ * less the flood child's own.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, statSync } from "node:fs";
@@ -75,20 +76,10 @@ async function once(side, bytes, dir, n, nodeArgs = []) {
   return { received, sha256: hash.digest("hex"), seconds: (last - first) / 1000, status, cpuSeconds, recordBytes, reads };
 }
 
-/** Whether the build measured has the scanner the scanning relay uses (an older one, `--dist`, may not). */
-async function scannerBuilt() {
+/** Whether the build measured has `module` and it passes `has` (an older one, `--dist`, may not). */
+async function built(module, has) {
   try {
-    const { ControlScan } = await import(buildModule(SCANNER));
-    return typeof ControlScan?.prototype?.shape === "function" || typeof ControlScan?.prototype?.events === "function";
-  } catch {
-    return false;
-  }
-}
-
-/** Whether the build measured reads into slabs, for the slab relay to read as it does. */
-async function slabsBuilt() {
-  try {
-    return typeof (await import(buildModule(SLABS))).readIntoSlabs === "function";
+    return has(await import(buildModule(module)));
   } catch {
     return false;
   }
@@ -100,7 +91,8 @@ async function slabsBuilt() {
  * figure is the median of each round's shim / relay: a slow spell of the machine slows every run
  * of a round, and 3 runs a side moved the ratio of medians by a tenth between runs of one build.
  * With it goes the range the median lies in at 95 % (`medianInterval`): rounds here spread by a
- * third, so 9 of them moved the median by 0.04 from run to run, more than the target's margin. The yardsticks' figures are taken the same way.
+ * third, so 9 of them moved the median by 0.04 from run to run, more than the target's margin.
+ * The yardsticks' figures are taken the same way.
  */
 export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = reps, profileMB, say }) {
   const bytes = mb * 1024 * 1024;
@@ -109,8 +101,9 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const expectedRecord = recordBytes === bytes ? undefined : expectedOutput(recordBytes);
   const dir = tempDir("throughput");
   const expected = expectedOutput(bytes);
-  const scans = await scannerBuilt();
-  const slabbed = await slabsBuilt();
+  // The scanner the scanning relay uses, and the slab reads the slab relay reads with.
+  const scans = await built(SCANNER, ({ ControlScan }) => typeof ControlScan?.prototype?.shape === "function" || typeof ControlScan?.prototype?.events === "function");
+  const slabbed = await built(SLABS, ({ readIntoSlabs }) => typeof readIntoSlabs === "function");
   const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (scans || !SIDES[side].scan) && (slabbed || !SIDES[side].slabs));
   for (const side of Object.keys(SIDES)) {
     if (sides.includes(side)) continue;
