@@ -625,12 +625,16 @@ export class ControlScan {
   tally(needles: readonly Needle[], from: number, to: number): Int32Array {
     // The skim asks the same needles of every read while a pin holds: their slots are still set.
     if (needles === this.#slotsFor) {
-      this.#tallySlots(needles, needles.length, from, to, false);
+      this.#tallySlots(needles.length, from, to);
       return this.#tallied;
     }
     this.#slotsFor = undefined;
     if (this.#tallied.length < needles.length) this.#tallied = new Int32Array(needles.length);
     const tallied = this.#tallied;
+    const pass = (used: number): void => {
+      this.#place(needles, used);
+      this.#tallySlots(used, from, to);
+    };
     let used = 0;
     let slotted = 0;
     for (let index = 0; index < needles.length; index++) {
@@ -643,11 +647,11 @@ export class ControlScan {
       this.#slotNeedle[used++] = index;
       slotted++;
       if (used === SLOTS) {
-        this.#tallySlots(needles, used, from, to, true);
+        pass(used);
         used = 0;
       }
     }
-    if (used > 0) this.#tallySlots(needles, used, from, to, true);
+    if (used > 0) pass(used);
     // One pass took them all: the slots stay set for the next call with the same needles.
     if (slotted === needles.length && slotted <= SLOTS) this.#slotsFor = needles;
     return tallied;
@@ -670,10 +674,9 @@ export class ControlScan {
     return this.#lines;
   }
 
-  /** One pass for the needles of the first `used` slots; `place` false: the slots hold them already. */
-  #tallySlots(needles: readonly Needle[], used: number, from: number, to: number, place: boolean): void {
+  /** One pass for the needles the first `used` slots hold. */
+  #tallySlots(used: number, from: number, to: number): void {
     const slots = this.#slots;
-    if (place) this.#place(needles, used);
     for (let s = 0; s < used; s++) {
       const at = s * SLOT_FIELDS;
       slots[at + 3] = 0;
