@@ -39,11 +39,19 @@ export class StoreWatch {
     return this.plugin.store !== undefined || this.plugin.pidFile !== undefined || this.plugin.sessionLog !== undefined;
   }
 
-  /** Call right after the spawn: what the store holds now belongs to earlier runs. */
-  start(pid: number): void {
+  /**
+   * Call before the spawn: what the store holds then belongs to earlier runs. Taken after it, an
+   * agent that writes its session file as it starts could beat the look, and its session would
+   * count as an earlier run's.
+   */
+  before(): void {
     this.#baseline = new Set(this.#entries().map((entry) => entry.path));
     const log = this.plugin.sessionLog;
     if (log !== undefined) this.#logOffset = sizeOf(log.path(this.context));
+  }
+
+  /** Polls the running agent's pid file and the store until `stop`. */
+  start(pid: number): void {
     const tick = (): void => {
       this.poll(pid);
       this.#timer = this.clock.setTimeout(tick, POLL_MS);

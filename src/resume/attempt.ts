@@ -62,6 +62,8 @@ export interface AttemptOutcome {
 
 /** Runs the agent once in a PTY, passing everything through, and reports how it ended. */
 export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
+  const store = o.capture && watchStore(o.capture, o.clock, () => watch?.accept());
+  store?.before();
   const agent = (o.spawn ?? spawnAgent)(o.argv, { ...o.terminal.size(), cwd: o.cwd, env: o.env });
   const startedAt = o.clock.now();
   o.log.info(`started pid ${agent.pid}: ${JSON.stringify(o.argv)}`);
@@ -114,7 +116,6 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     if (verdicts.some((verdict) => showsSession(verdict, before))) watch?.accept();
     for (const event of events) o.capture.onPin(event);
   };
-  const store = o.capture && watchStore(o.capture, o.clock, () => watch?.accept());
   store?.start(agent.pid);
 
   const sinks = new Sinks([

@@ -156,6 +156,7 @@ describe("codex rollout store", () => {
     rollout(OTHER, { cwd: "/w", source: "cli" }); // an earlier run's
     const seen: Candidate[] = [];
     const watch = new StoreWatch(codex, { home: dir, cwd: "/w", env: {} }, systemClock, () => undefined, (v) => seen.push(v));
+    watch.before();
     watch.start(process.pid);
     rollout("1b9e0c52-6f3a-4d27-8e41-c0a9d7b3f615", { cwd: "/elsewhere", source: "cli" });
     rollout("2c0f1d63-7a4b-4e38-9f52-d1b0e8c4a726", { cwd: "/w", source: { subagent: "review" }, thread_source: "subagent" });

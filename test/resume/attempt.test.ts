@@ -2,9 +2,13 @@
  * The live loop of one attempt, with a fake agent and the manual clock: no PTY, no sleeping.
  * Real-PTY behaviour (bytes, signals, exit codes through a terminal) is proven in test/e2e.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Extractor } from "../../src/engine/extract.js";
 import { claude } from "../../src/agents/claude.js";
+import { omp, ompSessionDir } from "../../src/agents/omp.js";
 import { SessionTracker, type PinEvent } from "../../src/engine/tracker.js";
 import type { Logger } from "../../src/log/logger.js";
 import { runAttempt, type AttemptOptions } from "../../src/resume/attempt.js";
@@ -110,5 +114,33 @@ describe("one attempt, live loop", () => {
     expect(agent.typed[0]).toBe("\x1b[200~go\x1b[201~");
     agent.end(0);
     await outcome;
+  });
+
+  it("a session file the agent writes as it starts is its session, even when it was written before the store was first looked at", async () => {
+    const home = mkdtempSync(join(tmpdir(), "sessionpin-attempt-"));
+    try {
+      const context = { home, cwd: "/w", env: {} };
+      const dir = ompSessionDir(context);
+      mkdirSync(dir, { recursive: true });
+      const session = (id: string) => writeFileSync(join(dir, `2026-11-27T03-30-59-000Z_${id}.jsonl`), `${JSON.stringify({ type: "session", version: 3, id, cwd: "/w" })}\n`);
+      session("a1b2c3d4-0000-4000-8000-000000000001"); // an earlier run's
+      const spawner = new FakeSpawner();
+      const pins: PinEvent[] = [];
+      const outcome = runAttempt({
+        argv: ["omp", "hello"], cwd: "/w", env: {}, terminal: new FakeScreen(),
+        // The agent is quicker than sessionpin: its file is there when spawn returns.
+        spawn: (argv) => {
+          session(ID);
+          return spawner.spawn(argv);
+        },
+        relay: { attach: () => undefined, detach: () => undefined, stopRequested: undefined }, clock: new ManualClock(), log, onSpawn: () => undefined,
+        capture: { extractor: new Extractor(omp, new SessionTracker(), 67), onPin: (event) => void pins.push(event), context },
+      });
+      spawner.last.end(0);
+      await outcome;
+      expect(pins.map((event) => event.pinned.id)).toEqual([ID]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
