@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { errnoCode } from "../errors.js";
 import type { LockInfo } from "./schema.js";
@@ -28,11 +29,53 @@ export async function readHolder(text: string): Promise<LockInfo | UnreadableLoc
   return { unreadable: shown === "" ? "empty lock file" : `unparseable lock file: ${shown}` };
 }
 
+// How much later than the lock's startedAt its pid's process may have started and still be the
+// holder: /proc counts in ticks of 10 ms, and the clocks compared are read at different moments.
+const START_SLACK_MS = 2_000;
+
 export function judgeHolder(holder: LockInfo | UnreadableLock, host = hostname()): LockJudgement {
   if (!("pid" in holder)) return { kind: "stale", holder };
   // On another host the pid means nothing here, so the holder cannot be called dead.
   if (holder.host !== host) return { kind: "held", holder, why: "other-host" };
-  return isAlive(holder.pid) ? { kind: "held", holder, why: "alive" } : { kind: "stale", holder };
+  if (!isAlive(holder.pid)) return { kind: "stale", holder };
+  // After a restart pids are handed out again from the start: the pid of a run killed before it
+  // (SIGKILL leaves its lock) now names another process, often this very one in a container that
+  // starts the same way each time. A process that started after the lock was taken cannot hold it.
+  const started = processStartMs(holder.pid);
+  const taken = Date.parse(holder.startedAt);
+  if (started === "gone" || (started !== undefined && !Number.isNaN(taken) && started > taken + START_SLACK_MS)) return { kind: "stale", holder };
+  return { kind: "held", holder, why: "alive" };
+}
+
+/**
+ * When the process started, in ms since the epoch, from /proc (Linux): undefined where there is
+ * none, "gone" for a zombie (it exited; its parent has not reaped it yet). Its start in clock
+ * ticks (USER_HZ, 100 on Linux) is held against this process's own, whose age Node knows: no
+ * boot time is read, which a container's /proc may not agree with.
+ */
+export function processStartMs(pid: number): number | "gone" | undefined {
+  const them = statFields(String(pid));
+  const us = statFields("self");
+  if (them === undefined || us === undefined) return undefined;
+  if (them[0] === "Z") return "gone";
+  const ticks = (fields: string[]): number => Number(fields[STARTTIME]);
+  const ours = Date.now() - process.uptime() * 1000;
+  const at = ours - (ticks(us) - ticks(them)) * MS_PER_TICK;
+  return Number.isFinite(at) ? at : undefined;
+}
+
+const MS_PER_TICK = 10;
+// /proc/<pid>/stat's fields after "(comm)": the state is field 3, the start time field 22.
+const STARTTIME = 22 - 3;
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
+function statFields(pid: string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a process of this pid exists on this host (another user's counts). */

@@ -97,9 +97,11 @@ describe("acquireLock", () => {
     const stale = JSON.stringify(await deadHolder());
     for (let round = 0; round < 10; round++) {
       await writeFile(`${pointer}.lock`, stale);
+      // Each racer's lock is told apart by its time: later than this process started, as a lock it took is.
+      const base = Date.now();
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
-          acquireLock(pointer, { now: () => new Date(Date.UTC(2026, 0, 1, 0, i)) }),
+          acquireLock(pointer, { now: () => new Date(base + i * 60_000) }),
         ),
       );
       const winners = results.flatMap((r) => (r.kind === "acquired" ? [r.lock] : []));
@@ -159,7 +161,8 @@ describe("acquireLock", () => {
     const script = "setTimeout(() => {}, 30000)";
     const child = spawn(process.execPath, ["-e", script], { stdio: "ignore" });
     try {
-      const holder = { pid: child.pid ?? 0, startedAt: OLD, host: hostname() };
+      // Taken by the child once it runs: after it started, as a holder's lock always is.
+      const holder = { pid: child.pid ?? 0, startedAt: new Date().toISOString(), host: hostname() };
       await writeFile(`${pointer}.lock`, JSON.stringify(holder));
       expect(await acquireLock(pointer)).toEqual({ kind: "held", holder });
       child.kill("SIGKILL");
@@ -168,5 +171,46 @@ describe("acquireLock", () => {
     } finally {
       child.kill("SIGKILL");
     }
+  });
+
+  describe("a pid that names a live process which started after the lock was taken (Linux's /proc)", () => {
+    // After a restart pids are handed out again: the lock of a run killed before it names another process.
+    it("another process: the lock is taken over", async () => {
+      const pointer = join(tmp.path, "p.json");
+      const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+      try {
+        const holder = { pid: child.pid ?? 0, startedAt: OLD, host: hostname() };
+        await writeFile(`${pointer}.lock`, JSON.stringify(holder));
+        expect(tookOverFrom(await acquireLock(pointer))).toEqual(holder);
+      } finally {
+        child.kill("SIGKILL");
+      }
+    });
+
+    it("this very process (a container that starts the same way each time): the lock is taken over", async () => {
+      const pointer = join(tmp.path, "p.json");
+      const holder = { pid: process.pid, startedAt: OLD, host: hostname() };
+      await writeFile(`${pointer}.lock`, JSON.stringify(holder));
+      expect(tookOverFrom(await acquireLock(pointer))).toEqual(holder);
+    });
+
+    it("a process that exited and was not reaped yet (a zombie): the lock is taken over", async () => {
+      const pointer = join(tmp.path, "p.json");
+      // The shell starts a child, then becomes a sleep that never reaps it.
+      const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+      try {
+        const [out] = (await once(parent.stdout, "data")) as [Buffer];
+        const pid = Number(out.toString().trim());
+        for (const deadline = Date.now() + 5_000; !(await readFile(`/proc/${pid}/stat`, "utf8")).includes(") Z ");) {
+          if (Date.now() > deadline) throw new Error(`${pid} never became a zombie`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const holder = { pid, startedAt: new Date(Date.now() + 60_000).toISOString(), host: hostname() };
+        await writeFile(`${pointer}.lock`, JSON.stringify(holder));
+        expect(tookOverFrom(await acquireLock(pointer))).toEqual(holder);
+      } finally {
+        parent.kill("SIGKILL");
+      }
+    });
   });
 });

@@ -91,10 +91,10 @@ describe("the session loop", () => {
 
   it("a second run on a held pointer exits 75 at once, or waits for it with --wait-lock", async () => {
     const held = session();
-    // This process holds it: alive, on this host.
+    // This process holds it: alive, on this host, since after it started.
     const lock = `${held.options.pointerPath}.lock`;
     await pinnedTo(held.options);
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt: "2026-11-25T00:00:00.000Z", host: hostname() }));
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), host: hostname() }));
     await expect(runSession(held.options)).rejects.toMatchObject({ code: "pointer-locked", exitCode: 75 });
     expect(held.spawner.agents).toEqual([]);
 
