@@ -9,7 +9,7 @@ import type { AgentPlugin, RunContext } from "../agents/types.js";
 import { ptyModule, type PtyModule } from "../pty/native.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
-import { judgeHolder, readHolder } from "../pointer/holder.js";
+import { judgeHolder, readHolder, REMOTE_STALE_MS } from "../pointer/holder.js";
 import { readPointer } from "../pointer/store.js";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
@@ -198,12 +198,14 @@ export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | un
 export async function lockCheck(pointerPath: string): Promise<Check> {
   const path = `${pointerPath}.lock`;
   let text: string;
+  let age: number;
   try {
     text = readFileSync(path, "utf8");
+    age = Date.now() - statSync(path).mtimeMs;
   } catch {
     return { name: "lock", status: "ok", detail: "free", data: { path, held: false } };
   }
-  const judged = judgeHolder(await readHolder(text));
+  const judged = judgeHolder(await readHolder(text), undefined, age);
   if (!("pid" in judged.holder)) {
     return { name: "lock", status: "warn", detail: `${path} is unreadable (${judged.holder.unreadable}): the next run takes it over`, data: { path, held: false } };
   }
@@ -212,7 +214,7 @@ export async function lockCheck(pointerPath: string): Promise<Check> {
   if (judged.kind === "stale") {
     return { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: false, pid, host } };
   }
-  const why = judged.why === "other-host" ? " (another host: whether it still runs cannot be told from here; remove the lock by hand once it has stopped)" : "";
+  const why = judged.why === "other-host" ? ` (another host: held while its run keeps the lock fresh; taken over once it has not for ${REMOTE_STALE_MS / 60_000} minutes)` : "";
   return { name: "lock", status: "info", detail: `held by ${who}${why}: a second run on this pointer exits 75`, data: { path, held: true, pid, host } };
 }
 

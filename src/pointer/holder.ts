@@ -33,10 +33,19 @@ export async function readHolder(text: string): Promise<LockInfo | UnreadableLoc
 // holder: /proc counts in ticks of 10 ms, and the clocks compared are read at different moments.
 const START_SLACK_MS = 2_000;
 
-export function judgeHolder(holder: LockInfo | UnreadableLock, host = hostname()): LockJudgement {
+/** How often a holder marks its lock as still in use (its mtime): what another host can judge it by. */
+export const HEARTBEAT_MS = 30_000;
+// Ten heartbeats missed: the run on the other host is gone (or its clock is far off ours).
+export const REMOTE_STALE_MS = 10 * HEARTBEAT_MS;
+
+/**
+ * `age`: how long ago the lock file was last modified, when known. On another host the pid means
+ * nothing here: the holder lives while it keeps the lock fresh. A Kubernetes workspace gets a new
+ * host name each time it starts, so a lock its killed run left would otherwise be held for good.
+ */
+export function judgeHolder(holder: LockInfo | UnreadableLock, host = hostname(), age?: number): LockJudgement {
   if (!("pid" in holder)) return { kind: "stale", holder };
-  // On another host the pid means nothing here, so the holder cannot be called dead.
-  if (holder.host !== host) return { kind: "held", holder, why: "other-host" };
+  if (holder.host !== host) return age !== undefined && age > REMOTE_STALE_MS ? { kind: "stale", holder } : { kind: "held", holder, why: "other-host" };
   if (!isAlive(holder.pid)) return { kind: "stale", holder };
   // After a restart pids are handed out again from the start: the pid of a run killed before it
   // (SIGKILL leaves its lock) now names another process, often this very one in a container that

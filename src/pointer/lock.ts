@@ -1,11 +1,11 @@
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { lstat, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { errnoCode, SessionpinError } from "../errors.js";
 import { tempPathFor } from "./atomic.js";
-import { judgeHolder, readHolder, type UnreadableLock } from "./holder.js";
+import { HEARTBEAT_MS, judgeHolder, readHolder, type UnreadableLock } from "./holder.js";
 import type { LockInfo } from "./schema.js";
 import { ABANDONED_AFTER_MS, removeStaleLock } from "./takeover.js";
 
@@ -32,7 +32,7 @@ const GIVE_UP_AFTER_MS = ABANDONED_AFTER_MS + 2_000;
 /** One live writer per pointer: a `<pointer>.lock` file naming the holder's pid and host. */
 export async function acquireLock(
   pointerPath: string,
-  o: { now?: () => Date } = {},
+  o: { now?: () => Date; heartbeatMs?: number } = {},
 ): Promise<LockResult> {
   const path = `${pointerPath}.lock`;
   const info: LockInfo = {
@@ -45,14 +45,14 @@ export async function acquireLock(
   let tookOverFrom: LockInfo | UnreadableLock | undefined;
   for (const giveUpAt = Date.now() + GIVE_UP_AFTER_MS; Date.now() < giveUpAt;) {
     if (createWithContent(path, text)) {
-      const lock = makeLock(path, info, text);
+      const lock = makeLock(path, info, text, o.heartbeatMs ?? HEARTBEAT_MS);
       return tookOverFrom ? { kind: "acquired", lock, tookOverFrom } : { kind: "acquired", lock };
     }
     const existing = await readExisting(path);
     if (existing === undefined) continue; // released between our create and our read
-    const judged = judgeHolder(await readHolder(existing), info.host);
+    const judged = judgeHolder(await readHolder(existing.text), info.host, Date.now() - existing.mtimeMs);
     if (judged.kind === "held") return { kind: "held", holder: judged.holder };
-    const outcome = await removeStaleLock(path, existing);
+    const outcome = await removeStaleLock(path, existing.text);
     if (outcome === "removed") tookOverFrom = judged.holder;
     if (outcome === "busy") await setTimeout(BUSY_WAIT_MS);
   }
@@ -82,7 +82,7 @@ function createWithContent(path: string, text: string): boolean {
   }
 }
 
-async function readExisting(path: string): Promise<string | undefined> {
+async function readExisting(path: string): Promise<{ text: string; mtimeMs: number } | undefined> {
   const stat = await lstat(path).catch(missingAsUndefined);
   if (stat?.isSymbolicLink()) {
     throw new SessionpinError(
@@ -90,22 +90,35 @@ async function readExisting(path: string): Promise<string | undefined> {
       `lock file ${path} is a symbolic link; sessionpin will not follow it, remove it by hand`,
     );
   }
-  return stat && readFile(path, "utf8").catch(missingAsUndefined);
+  const text = stat && await readFile(path, "utf8").catch(missingAsUndefined);
+  return stat && text !== undefined ? { text, mtimeMs: stat.mtimeMs } : undefined;
 }
 
 // The whole text (pid and start time) must match, so a recycled pid never frees a rival's lock.
-function makeLock(path: string, info: LockInfo, text: string): PointerLock {
+function makeLock(path: string, info: LockInfo, text: string, heartbeatMs: number): PointerLock {
+  const ours = (): boolean => readFileSync(path, "utf8") === text;
+  // Keeps the lock's mtime fresh while it is ours; unref'd, so it never holds the process open.
+  const heartbeat = setInterval(() => {
+    try {
+      if (ours()) utimesSync(path, new Date(), new Date());
+    } catch {
+      // Gone or unreadable: the next start judges what is there.
+    }
+  }, heartbeatMs);
+  heartbeat.unref();
   return {
     path,
     info,
     async release() {
+      clearInterval(heartbeat);
       if ((await readFile(path, "utf8").catch(missingAsUndefined)) === text) {
         await unlink(path).catch(missingAsUndefined);
       }
     },
     releaseSync() {
+      clearInterval(heartbeat);
       try {
-        if (readFileSync(path, "utf8") === text) unlinkSync(path);
+        if (ours()) unlinkSync(path);
       } catch (err) {
         missingAsUndefined(err);
       }

@@ -1,9 +1,10 @@
 /**
- * `doctor` and `run` judge a pointer's lock with the same code: a lock from another host is
- * held (its pid means nothing here), so doctor must not promise a takeover where run exits 75;
- * a lock left by a dead sessionpin on this host is taken over by both accounts.
+ * `doctor` and `run` judge a pointer's lock with the same code: a fresh lock from another host
+ * is held (its pid means nothing here), so doctor must not promise a takeover where run exits
+ * 75; one its run stopped refreshing, and a lock left by a dead sessionpin on this host, are
+ * taken over by both accounts.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -37,6 +38,15 @@ describe("one lock judgement for doctor and run", () => {
     const run = runOnce(sb);
     expect(run.status).toBe(75);
     expect(run.stderr).toContain("is in use by sessionpin pid");
+  });
+
+  it("a lock from another host that nobody refreshed for 10 minutes (a restarted workspace with a new host name): doctor says the next run takes it over, and it does", () => {
+    const sb = lockedBy("coder-ws-7d9f8-abcde");
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+    utimesSync(`${sb.pointer}.lock`, tenMinutesAgo, tenMinutesAgo);
+    expect(lockCheckOf(sb)).toMatchObject({ status: "ok", data: { held: false }, detail: expect.stringContaining("the next run takes it over") as unknown });
+    expect(runOnce(sb).status).toBe(0);
+    expect(sb.readLog()).toContain("took over a stale lock");
   });
 
   it("a lock left by a dead sessionpin on this host: doctor says the next run takes it over, and it does", () => {

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { link, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { link, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -142,11 +142,39 @@ describe("acquireLock", () => {
     });
   });
 
-  it("treats a lock from another host as held", async () => {
+  it("treats a lock from another host as held while fresh, and takes it over once it went 5 minutes without a heartbeat", async () => {
     const pointer = join(tmp.path, "p.json");
     const remote = await deadHolder("elsewhere");
     await writeFile(`${pointer}.lock`, JSON.stringify(remote));
     expect(await acquireLock(pointer)).toEqual({ kind: "held", holder: remote });
+    const almost = new Date(Date.now() - 4 * 60_000);
+    await utimes(`${pointer}.lock`, almost, almost);
+    expect(await acquireLock(pointer)).toEqual({ kind: "held", holder: remote });
+    const past = new Date(Date.now() - 6 * 60_000);
+    await utimes(`${pointer}.lock`, past, past);
+    expect(tookOverFrom(await acquireLock(pointer))).toEqual(remote);
+  });
+
+  it("keeps its own lock fresh while it is ours, leaves another's alone, and stops at release", async () => {
+    const pointer = join(tmp.path, "p.json");
+    const lock = acquired(await acquireLock(pointer, { heartbeatMs: 20 }));
+    const past = new Date(Date.now() - 6 * 60_000);
+    const age = async (): Promise<number> => Date.now() - (await stat(lock.path)).mtimeMs;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+    await utimes(lock.path, past, past);
+    await settle();
+    expect(await age()).toBeLessThan(60_000);
+    // Taken over by another run: its lock is not ours to refresh.
+    await writeFile(lock.path, JSON.stringify({ pid: 1, startedAt: "x", host: "elsewhere" }));
+    await utimes(lock.path, past, past);
+    await settle();
+    expect(await age()).toBeGreaterThan(5 * 60_000);
+    await writeFile(lock.path, `${JSON.stringify(lock.info)}\n`);
+    await lock.release();
+    await writeFile(lock.path, `${JSON.stringify(lock.info)}\n`);
+    await utimes(lock.path, past, past);
+    await settle();
+    expect(await age()).toBeGreaterThan(5 * 60_000);
   });
 
   it("refuses a symlinked lock", async () => {
