@@ -12,11 +12,18 @@ export interface PointerPathOptions {
   key?: string | undefined;
 }
 
-/** Where the pointer lives: flag, env, next to agentapi's state, else the XDG state dir. */
+/**
+ * Where the pointer lives: flag, env, next to agentapi's state, else the XDG state dir. A key
+ * names its own file in each of them: a bridge that sets SESSIONPIN_POINTER once and passes each
+ * chat thread's key would otherwise resume one thread's session for every other.
+ */
 export function resolvePointerPath(o: PointerPathOptions): string {
-  const chosen = o.explicit || o.env.SESSIONPIN_POINTER;
-  if (chosen) return resolve(o.cwd, chosen);
   const keyed = o.key === undefined ? "" : `-${shortHash(o.key)}`;
+  const chosen = o.explicit || o.env.SESSIONPIN_POINTER;
+  if (chosen) {
+    const path = resolve(o.cwd, chosen);
+    return path.endsWith(".json") ? `${path.slice(0, -".json".length)}${keyed}.json` : `${path}${keyed}`;
+  }
   // Under agentapi the pointer travels with agentapi's own state file, so both survive together.
   const agentapiState = o.env.AGENTAPI_STATE_FILE;
   if (agentapiState) {

@@ -52,6 +52,16 @@ describe("--key", () => {
     expect(byEnv).toMatchObject({ mode: "repeat", id: two?.id });
   });
 
+  it("keeps them apart where SESSIONPIN_POINTER names one file for every call (a bridge's setting)", async () => {
+    const sb = cleanup.sandbox({ SESSIONPIN_POINTER: join("bridge", "sessionpin.json") });
+    expect(await ask(sb, "thread-1", "one: first")).toBe(0);
+    expect(await ask(sb, "thread-2", "two: first")).toBe(0);
+    expect(await ask(sb, "thread-1", "one: second")).toBe(0);
+    const [one, two] = sb.fakeMessages("claude").map(([id]) => id);
+    expect(one).not.toBe(two);
+    expect(sb.fakeMessages("claude")).toEqual([[one, "one: first"], [two, "two: first"], [one, "one: second"]]);
+  });
+
   it("refuses an empty key or one with control characters (exit 2)", () => {
     const sb = cleanup.sandbox();
     for (const key of ["", "a\nb"]) {

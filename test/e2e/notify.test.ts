@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolvePointerPath } from "../../src/pointer/path.js";
 import { Cleanup, eventsOf, exitOf, runArgs, WAIT_MS, waitUntil, writePointerByHand } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -37,7 +39,10 @@ describe("run --notify", () => {
     await cold.waitFor(/new thread/, WAIT_MS);
     const id = String(eventsOf(sb, "thread-new")[0]?.["id"]);
     await waitUntil(() => hook.got.length >= 1 || undefined, "the captured event");
-    expect(hook.got[0]).toMatchObject({ kind: "captured", agent: "amp", id, pointer: sb.pointer, key: "thread-9" });
+    // The key's own file, beside the one --pointer names.
+    const pointer = resolvePointerPath({ explicit: sb.pointer, env: {}, agent: "amp", cwd: sb.dir, home: sb.home, key: "thread-9" });
+    expect(pointer).not.toBe(sb.pointer);
+    expect(hook.got[0]).toMatchObject({ kind: "captured", agent: "amp", id, pointer, key: "thread-9" });
     expect(Date.parse(String(hook.got[0]?.["time"]))).not.toBeNaN();
     cold.write("\x03");
     expect((await exitOf(cold)).exitCode).toBe(0);
@@ -49,7 +54,7 @@ describe("run --notify", () => {
     await waitUntil(() => hook.got.some((e) => e["kind"] === "resumed") || undefined, "the resumed event");
     // An interactive warm start delivers nothing: the task is never sent again.
     expect(hook.got.find((e) => e["kind"] === "resumed")).toMatchObject({ id, key: "thread-9", delivers: null });
-    expect(sb.readPointer()).toMatchObject({ key: "thread-9" });
+    expect(JSON.parse(readFileSync(pointer, "utf8"))).toMatchObject({ key: "thread-9" });
 
     const stale = String(writePointerByHand(sb, {})["id"]);
     const rejected = cleanup.driver(sb.sessionpin(runArgs(sb, ["--notify", hook.url], ["amp"])));

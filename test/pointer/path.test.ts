@@ -45,6 +45,17 @@ describe("resolvePointerPath", () => {
     expect(at("/a")).not.toBe(at("/b"));
   });
 
+  it("gives each --key its own file, also where the flag or SESSIONPIN_POINTER names one", () => {
+    const key = "discord-1203";
+    expect(resolvePointerPath({ ...base, env, explicit: "/flag/p.json", key })).toBe(`/flag/p-${hash(key)}.json`);
+    expect(resolvePointerPath({ ...base, env, key })).toBe(`/env/pointer-${hash(key)}.json`);
+    expect(resolvePointerPath({ ...base, env: {}, explicit: "/flag/pointer", key })).toBe(`/flag/pointer-${hash(key)}`);
+    const { SESSIONPIN_POINTER: _, ...rest } = env;
+    expect(resolvePointerPath({ ...base, env: rest, key })).toBe(`/agentapi/sessionpin-claude-${hash(key)}.json`);
+    const threads = ["discord-1", "discord-2"].map((name) => resolvePointerPath({ ...base, env, key: name }));
+    expect(new Set(threads).size).toBe(2);
+  });
+
   it("resolves relative flag, env and agentapi paths against cwd", () => {
     expect(resolvePointerPath({ ...base, env: {}, explicit: "p.json" })).toBe("/work/proj/p.json");
     const env = { SESSIONPIN_POINTER: "../x.json" };
