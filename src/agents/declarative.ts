@@ -19,7 +19,9 @@ export class PluginError extends Error {
   }
 }
 
-const anchored = (source: string): RegExp => new RegExp(`${source.startsWith("^") ? "" : "^"}${source}${source.endsWith("$") ? "" : "$"}`);
+// Grouped, so that an alternation is anchored as a whole: `a|b` with anchors added at its ends
+// would take anything that starts with an `a` or ends with a `b`.
+const anchored = (source: string): RegExp => new RegExp(`^(?:${source})$`);
 
 /** The plugin a declaration describes, with the defaults filled in; throws a PluginError for a bad one. */
 export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {

@@ -16,6 +16,10 @@ describe("definePlugin", () => {
     expect(plugin.grammar.test("acme-0123abcd")).toBe(true);
     expect(plugin.grammar.test("xacme-0123abcd")).toBe(false);
     expect(plugin.grammar.test("acme-0123abcd; rm -rf /")).toBe(false);
+    // An alternation is anchored as a whole, not at its two ends.
+    const either = definePlugin({ ...base, grammar: "acme-[0-9a-f]{8}|ses_[0-9a-z]{6}" });
+    expect(["acme-0123abcd", "ses_abc123"].map((id) => either.grammar.test(id))).toEqual([true, true]);
+    expect(["acme-0123abcd; rm -rf ~", "/etc/passwd ses_abcdef"].map((id) => either.grammar.test(id))).toEqual([false, false]);
   });
 
   it("drops the prompt flag with its value on a warm start and fills the template", () => {
