@@ -12,6 +12,8 @@ interface Waiting {
   /** How long to wait for a live holder (`--wait-lock`); 0 answers at once. */
   readonly waitLockMs: number;
   readonly log: Logger;
+  /** A stop sessionpin was asked for: the wait ends at the next poll, with whatever it has then. */
+  readonly stopRequested?: () => NodeJS.Signals | undefined;
 }
 
 /** `acquireLock`, retried while a live holder has it, up to --wait-lock. Throws when the lock cannot be made at all. */
@@ -19,7 +21,7 @@ async function waitForLock(path: string, what: string, o: Waiting): Promise<Lock
   const deadline = o.clock.now() + o.waitLockMs;
   for (let waited = false; ; waited = true) {
     const lock = await acquireLock(path);
-    if (lock.kind === "acquired" || o.clock.now() >= deadline) return lock;
+    if (lock.kind === "acquired" || o.clock.now() >= deadline || o.stopRequested?.() !== undefined) return lock;
     if (!waited) o.log.info(`waiting up to ${o.waitLockMs} ms for sessionpin pid ${lock.holder.pid} to release ${what}`);
     await new Promise<void>((resolve) => o.clock.setTimeout(resolve, Math.min(LOCK_POLL_MS, deadline - o.clock.now())));
   }

@@ -99,7 +99,13 @@ async function pinned(
   base: Omit<AttemptOptions, "argv">,
   relay: SignalRelay,
 ): Promise<number> {
-  const lock = await lockPointer(o.pointerPath, o);
+  const lock = await lockPointer(o.pointerPath, { ...o, stopRequested: () => relay.stopRequested });
+  const stop = relay.stopRequested;
+  if (stop !== undefined) {
+    // Asked to stop while it waited for the lock (a cancelled CI job): nothing is started.
+    if (lock?.kind === "acquired") await lock.lock.release();
+    return exitCodeOf(notStarted(o, stop).status);
+  }
   if (lock === undefined) return unpinned(o, plugin, base, `${o.pointerPath} cannot be used`);
   if (lock.kind === "held") {
     const { holder } = lock;
@@ -194,13 +200,20 @@ async function attempt(
       o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
   }
-  const aborted = base.relay.stopRequested;
+  const stopRequested = (): NodeJS.Signals | undefined => base.relay.stopRequested;
+  const driver = known === undefined || stopRequested() !== undefined
+    ? undefined
+    : await driveSession(known, { env: o.env, agent: plugin.name, clock: o.clock, waitLockMs: o.waitLockMs, log: o.log, stopRequested }).catch((error: unknown) => {
+      // Held by another run, and asked to stop while waiting for it: the stop wins.
+      if (stopRequested() !== undefined) return undefined;
+      throw error;
+    });
+  const aborted = stopRequested();
   if (aborted !== undefined) {
-    // agentapi's shutdown (SIGINT) during `threads new` or between two attempts: start nothing.
-    o.log.info(`${aborted} arrived before the agent started; not starting it`);
-    return { status: { exitCode: 0, signal: constants.signals[aborted] }, signalledByUs: true };
+    // agentapi's shutdown (SIGINT) during `threads new`, the wait for the session, or between two attempts: start nothing.
+    await driver?.release();
+    return notStarted(o, aborted);
   }
-  const driver = known === undefined ? undefined : await driveSession(known, { env: o.env, agent: plugin.name, clock: o.clock, waitLockMs: o.waitLockMs, log: o.log });
   let outcome: AttemptOutcome;
   try {
     outcome = await launch(o, base, plan, args, extractor, pin);
@@ -216,6 +229,12 @@ async function attempt(
     await pinner.settled();
   }
   return outcome;
+}
+
+/** Asked to stop before the agent started: logged, and ended as the signal would have ended it. */
+function notStarted(o: SessionOptions, signal: NodeJS.Signals): AttemptOutcome {
+  o.log.info(`${signal} arrived before the agent started; not starting it`);
+  return { status: { exitCode: 0, signal: constants.signals[signal] }, signalledByUs: true };
 }
 
 function launch(

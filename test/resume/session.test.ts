@@ -2,9 +2,10 @@
  * The session loop (lock, read, decide, execute, fall back once) with fake agents and the manual
  * clock: real pointer and lock files, no PTY and no sleeping.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../src/agents/claude.js";
 import type { Logger } from "../../src/log/logger.js";
@@ -14,6 +15,7 @@ import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
 
 const ID = "0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
+const sha16 = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
 const PROMPT = "fix the build";
 const dirs: string[] = [];
 afterEach(() => {
@@ -113,6 +115,33 @@ describe("the session loop", () => {
     expect(agent.argv).toEqual(["claude", "--resume", ID]);
     agent.end(0);
     expect(await done).toBe(0);
+  });
+
+  it("a stop asked for while it waits for a lock starts nothing, ends as the signal would, and leaves no lock of its own", async () => {
+    for (const which of ["pointer", "session"] as const) {
+      const held = session({ waitLockMs: 60_000 });
+      await pinnedTo(held.options);
+      // A live holder on this host since now: the pointer's own lock, or the session's driver
+      // (another pointer naming the same session).
+      const lock = which === "pointer"
+        ? `${held.options.pointerPath}.lock`
+        : join(held.options.env["HOME"] ?? "", ".local", "state", "sessionpin", ".drivers", `claude-${sha16(ID)}.lock`);
+      mkdirSync(dirname(lock), { recursive: true });
+      const holder = JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), host: hostname() });
+      writeFileSync(lock, holder);
+      const done = runSession(held.options);
+      for (const deadline = Date.now() + 5_000; !held.lines.some((line) => line.startsWith("waiting up to"));) {
+        if (Date.now() > deadline) throw new Error(`never waited for the ${which} lock`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      process.emit("SIGTERM", "SIGTERM");
+      held.clock.advance(200);
+      expect(await done).toBe(128 + 15);
+      expect(held.spawner.agents).toEqual([]);
+      expect(held.lines).toContain("SIGTERM arrived before the agent started; not starting it");
+      expect(readFileSync(lock, "utf8")).toBe(holder);
+      expect(existsSync(`${held.options.pointerPath}.lock`)).toBe(which === "pointer");
+    }
   });
 
   it("a one-shot message counts as had only once the agent answered it: a failed run sends it again, a repeat starts nothing", async () => {
