@@ -58,6 +58,10 @@ export interface AttemptOutcome {
   /** Why the stored ID counts as rejected, when it does. */
   readonly rejected?: string;
   readonly signalledByUs: boolean;
+  /** The prompt sessionpin types was typed and submitted; false when there was none. */
+  readonly promptSent: boolean;
+  /** Someone submitted input through the terminal (an Enter passed on: agentapi's messages). */
+  readonly entered: boolean;
 }
 
 /** Runs the agent once in a PTY, passing everything through, and reports how it ended. */
@@ -78,11 +82,15 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     agent.signal(signal);
   });
   let dropped = 0;
+  let entered = false;
   o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => {
     agent.write(chunk);
     o.record?.input(chunk);
     // Enter submits a message (agentapi ends each with "\r"): the agent is taking turns.
-    if (chunk.includes(0x0d)) watch?.accept();
+    if (chunk.includes(0x0d)) {
+      entered = true;
+      watch?.accept();
+    }
   });
 
   let killTimer: Timer | undefined;
@@ -136,7 +144,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   if (dropped > 0) o.log.info(`dropped ${dropped} bytes of piped input: a warm start does not send the prompt again`);
   o.log.info(`agent exited: code ${status.exitCode}, signal ${status.signal}`);
   const rejected = watch?.verdict({ code: status.exitCode, signal: status.signal, now: o.clock.now(), signalledByUs });
-  return rejected === undefined ? { status, signalledByUs } : { status, rejected, signalledByUs };
+  const sent = { signalledByUs, promptSent: quiet?.submitted ?? false, entered };
+  return rejected === undefined ? { status, ...sent } : { status, rejected, ...sent };
 }
 
 /**

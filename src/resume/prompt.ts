@@ -15,6 +15,7 @@ const ENTER_MAX_WAIT_MS = 3_000;
  */
 export class PromptTyper {
   #wait: QuietTrigger;
+  #submitted = false;
 
   constructor(
     private readonly clock: Clock,
@@ -26,7 +27,10 @@ export class PromptTyper {
     this.#wait = new QuietTrigger(clock, quiet.quietMs, quiet.maxWaitMs, () => {
       onPaste();
       this.write(PASTE_START + text + PASTE_END);
-      this.#wait = new QuietTrigger(this.clock, ENTER_QUIET_MS, ENTER_MAX_WAIT_MS, () => this.write("\r"));
+      this.#wait = new QuietTrigger(this.clock, ENTER_QUIET_MS, ENTER_MAX_WAIT_MS, () => {
+        this.write("\r");
+        this.#submitted = true;
+      });
       this.#wait.start();
       // Counted from the paste too: an agent that echoes nothing gets Enter after the quiet period.
       this.#wait.activity();
@@ -35,6 +39,11 @@ export class PromptTyper {
 
   start(): void {
     this.#wait.start();
+  }
+
+  /** Whether the prompt was typed and submitted (Enter sent after the paste). */
+  get submitted(): boolean {
+    return this.#submitted;
   }
 
   /** The agent printed something. */

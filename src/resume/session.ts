@@ -224,8 +224,12 @@ async function attempt(
   if (neverSaved(plugin, plan, pinner.pointer, outcome)) {
     const aside = await setAside(o.pointerPath, "unused", o.now());
     o.log.warn(`${plugin.name} exited with ${outcome.status.exitCode} before it saved session ${plan.chosen}: nothing to resume; pointer moved to ${aside}`);
+  } else if (neverTold(plan, pinner.pointer, outcome)) {
+    const aside = await setAside(o.pointerPath, "unused", o.now());
+    o.log.warn(`${plugin.name} ended before its task was typed, and nothing else was sent: session ${pinner.pointer?.id} has nothing to resume; pointer moved to ${aside}, so the next start begins again with the task`);
   } else if (tookTurn(plan, pinner.pointer, outcome)) {
-    pinner.tookTurn(plan.delivers?.text);
+    // A prompt sessionpin types counts as had only once it was submitted.
+    pinner.tookTurn(plan.promptVia === "pty" && !outcome.promptSent ? undefined : plan.delivers?.text);
     await pinner.settled();
   }
   return outcome;
@@ -234,7 +238,7 @@ async function attempt(
 /** Asked to stop before the agent started: logged, and ended as the signal would have ended it. */
 function notStarted(o: SessionOptions, signal: NodeJS.Signals): AttemptOutcome {
   o.log.info(`${signal} arrived before the agent started; not starting it`);
-  return { status: { exitCode: 0, signal: constants.signals[signal] }, signalledByUs: true };
+  return { status: { exitCode: 0, signal: constants.signals[signal] }, signalledByUs: true, promptSent: false, entered: false };
 }
 
 function launch(
@@ -270,6 +274,17 @@ function tookTurn(plan: StartPlan, pointer: Pointer | undefined, outcome: Attemp
   // A one-shot run reads no typed message: one its plugin could only type never reached it.
   if (plan.oneShot) return clean && !outcome.signalledByUs && plan.promptVia !== "pty";
   return pointer?.state === "confirmed" && (clean || outcome.signalledByUs);
+}
+
+/**
+ * A cold interactive start whose task sessionpin types, pinned before the task was typed (Amp's
+ * `threads new` makes the thread first), that ended before it was, with nothing typed through the
+ * terminal either: the session holds nothing. Resumed, it would never get the task, since warm
+ * interactive starts do not send it.
+ */
+function neverTold(plan: StartPlan, pointer: Pointer | undefined, outcome: AttemptOutcome): boolean {
+  return pointer !== undefined && plan.mode === "cold" && !plan.oneShot && plan.promptVia === "pty" &&
+    plan.delivers?.kind === "task" && !outcome.promptSent && !outcome.entered;
 }
 
 /**

@@ -46,7 +46,7 @@ function session(hang: boolean) {
     env: { ...process.env, HOME: join(dir, "home"), UPFRONT_STARTED: started, ...(hang ? { UPFRONT_HANG: "1" } : {}) },
     now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()), spawn: spawner.spawn,
   };
-  return { spawner, lines, options, started };
+  return { spawner, lines, options, started, clock };
 }
 
 /** The up-front command's pid, once it is running (5 s at most). */
@@ -59,6 +59,14 @@ async function upfrontRunning(marker: string): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error("the up-front command never started");
+}
+
+/** Once the `n`-th agent was started (5 s at most: the up-front command is a real process). */
+async function agentStarted(spawner: FakeSpawner, n = 1): Promise<void> {
+  for (const deadline = Date.now() + 5_000; spawner.agents.length < n;) {
+    if (Date.now() > deadline) throw new Error(`agent ${n} was never started`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
 }
 
 /** Whether the process `pid` has ended (5 s at most). */
@@ -75,18 +83,43 @@ async function gone(pid: number): Promise<boolean> {
 }
 
 describe("a stop signal during the up-front command", () => {
-  it("without one, the thread made up front is pinned and continued (the harness works)", async () => {
-    const { spawner, options, started } = session(false);
+  it("without one, the thread made up front is pinned and continued, and gets the task (the harness works)", async () => {
+    const { spawner, options, started, clock } = session(false);
     const done = runSession(options);
-    for (let turns = 0; spawner.agents.length === 0; turns++) {
-      if (turns > 5_000) throw new Error("the agent was never started");
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
+    await agentStarted(spawner);
     expect(existsSync(started)).toBe(true);
     expect(spawner.last.argv).toEqual([options.command, "--mode", "smart", "threads", "continue", THREAD]);
+    spawner.last.print("Amp\r\n");
+    clock.advance(300);
+    clock.advance(300);
+    expect(spawner.last.typed).toEqual(["\x1b[200~fix the build\x1b[201~", "\r"]);
     spawner.last.end(0);
     expect(await done).toBe(0);
     expect(await readPointer(options.pointerPath)).toMatchObject({ kind: "ok", pointer: { id: THREAD, state: "confirmed", source: { rule: "threads-new" } } });
+  });
+
+  it("an agent that ends before its task was typed leaves no pointer: the next start makes a thread again and types the task", async () => {
+    const { spawner, lines, options, clock } = session(false);
+    const first = runSession(options);
+    await agentStarted(spawner);
+    // The workspace stops (agentapi's SIGINT reaches Amp) before the screen went quiet.
+    spawner.last.print("Amp\r\n");
+    spawner.last.end(0, 2);
+    expect(await first).toBe(130);
+    expect(spawner.last.typed).toEqual([]);
+    expect(await readPointer(options.pointerPath)).toEqual({ kind: "missing" });
+    expect(lines.some((line) => line.includes("ended before its task was typed"))).toBe(true);
+
+    const second = runSession(options);
+    await agentStarted(spawner, 2);
+    expect(spawner.last.argv).toEqual([options.command, "--mode", "smart", "threads", "continue", THREAD]);
+    spawner.last.print("Amp\r\n");
+    clock.advance(300);
+    clock.advance(300);
+    expect(spawner.last.typed).toEqual(["\x1b[200~fix the build\x1b[201~", "\r"]);
+    spawner.last.end(0);
+    expect(await second).toBe(0);
+    expect(await readPointer(options.pointerPath)).toMatchObject({ kind: "ok", pointer: { id: THREAD } });
   });
 
   // README, exit codes: 128+N for signal N, as if the agent had died of it.
