@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { constants, existsSync, readFileSync, statSync } from "node:fs";
+import { constants, existsSync, statSync } from "node:fs";
 import { access, lstat, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { uniqueHex } from "../digest.js";
@@ -10,6 +10,7 @@ import { ptyModule, type PtyModule } from "../pty/native.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder, REMOTE_STALE_MS } from "../pointer/holder.js";
+import { readExisting } from "../pointer/lock.js";
 import { readPointer } from "../pointer/store.js";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
@@ -197,15 +198,14 @@ export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | un
 /** `<pointer>.lock`: free, held (a second run exits 75), or stale (the next run takes it over), judged as `run` judges it. */
 export async function lockCheck(pointerPath: string): Promise<Check> {
   const path = `${pointerPath}.lock`;
-  let text: string;
-  let age: number;
+  let found: Awaited<ReturnType<typeof readExisting>>;
   try {
-    text = readFileSync(path, "utf8");
-    age = Date.now() - statSync(path).mtimeMs;
-  } catch {
-    return { name: "lock", status: "ok", detail: "free", data: { path, held: false } };
+    found = await readExisting(path);
+  } catch (error) {
+    return { name: "lock", status: "fail", detail: `${reasonOf(error)}: run would start the agent unpinned`, data: { path, held: false } };
   }
-  const judged = judgeHolder(await readHolder(text), undefined, age);
+  if (found === undefined) return { name: "lock", status: "ok", detail: "free", data: { path, held: false } };
+  const judged = judgeHolder(await readHolder(found.text), undefined, Date.now() - found.mtimeMs);
   if (!("pid" in judged.holder)) {
     return { name: "lock", status: "warn", detail: `${path} is unreadable (${judged.holder.unreadable}): the next run takes it over`, data: { path, held: false } };
   }

@@ -82,16 +82,20 @@ function createWithContent(path: string, text: string): boolean {
   }
 }
 
-async function readExisting(path: string): Promise<{ text: string; mtimeMs: number } | undefined> {
+/**
+ * The lock file's text and when it was last touched, undefined when there is none. A symbolic
+ * link is not followed, and anything but a plain file is not read (a FIFO's read never returns):
+ * both throw, for the user to remove by hand. `run` and `doctor` read it here alike.
+ */
+export async function readExisting(path: string): Promise<{ text: string; mtimeMs: number } | undefined> {
   const stat = await lstat(path).catch(missingAsUndefined);
-  if (stat?.isSymbolicLink()) {
-    throw new SessionpinError(
-      "pointer-invalid",
-      `lock file ${path} is a symbolic link; sessionpin will not follow it, remove it by hand`,
-    );
+  if (stat === undefined) return undefined;
+  if (!stat.isFile()) {
+    const what = stat.isSymbolicLink() ? "a symbolic link; sessionpin will not follow it" : "not a regular file";
+    throw new SessionpinError("pointer-invalid", `lock file ${path} is ${what}, remove it by hand`);
   }
-  const text = stat && await readFile(path, "utf8").catch(missingAsUndefined);
-  return stat && text !== undefined ? { text, mtimeMs: stat.mtimeMs } : undefined;
+  const text = await readFile(path, "utf8").catch(missingAsUndefined);
+  return text === undefined ? undefined : { text, mtimeMs: stat.mtimeMs };
 }
 
 // The whole text (pid and start time) must match, so a recycled pid never frees a rival's lock.

@@ -3,7 +3,7 @@
  * stdout captured. Checks the table, --json, the exit code, NO_COLOR, the pointer states, and the
  * agentapi --type warnings, from the environment and from a running `agentapi server` process.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -225,6 +225,15 @@ describe("sessionpin doctor", () => {
     expect(check(report, "agentapi-type")).toMatchObject({ status: "warn", detail: expect.stringContaining("AGENTAPI_TYPE is not") });
     expect(check(report, "lock")).toMatchObject({ status: "ok", detail: expect.stringContaining("which is gone: the next run takes it over") });
     expect(check(report, "pointer-dir")).toMatchObject({ status: "ok", detail: `${module}: writable` });
+  });
+
+  it("fails, without reading it, when the lock is a FIFO (whose read would never return)", async () => {
+    const module = join(dir, "home", ".claude-module");
+    mkdirSync(module, { recursive: true });
+    vi.stubEnv("AGENTAPI_STATE_FILE", join(module, "agentapi-state.json"));
+    execFileSync("mkfifo", [join(module, "sessionpin-claude.json.lock")]);
+    const { report } = await json(["--", "claude"]);
+    expect(check(report, "lock")).toMatchObject({ status: "fail", detail: expect.stringContaining("is not a regular file, remove it by hand: run would start the agent unpinned") });
   });
 
   it("fails when a running `agentapi server` starts sessionpin without --type", async () => {

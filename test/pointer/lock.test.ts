@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { link, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -175,6 +175,12 @@ describe("acquireLock", () => {
     await utimes(lock.path, past, past);
     await settle();
     expect(await age()).toBeGreaterThan(5 * 60_000);
+  });
+
+  it("refuses a lock that is not a plain file (a FIFO), without reading it", async () => {
+    const pointer = join(tmp.path, "p.json");
+    execFileSync("mkfifo", [`${pointer}.lock`]);
+    await expect(acquireLock(pointer)).rejects.toMatchObject({ code: "pointer-invalid", message: expect.stringContaining("is not a regular file") as unknown });
   });
 
   it("refuses a symlinked lock", async () => {
