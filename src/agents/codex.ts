@@ -141,7 +141,11 @@ export const codex: AgentPlugin = {
     name: new RegExp(`^rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-(?<id>${UUID})\\.jsonl$`),
     wholeId: true,
     // Line 1 is `{"type":"session_meta","payload":{"id":…,"cwd":…,"source":"cli"|"exec"|…}}`; a
-    // subagent's rollout has `source: {"subagent": …}` and `thread_source: "subagent"`.
+    // subagent's rollout has `source: {"subagent": …}` and `thread_source: "subagent"`. The line
+    // carries the model's base instructions: 21.7 KB of line 1 in 0.169 (`codex exec`, this
+    // machine), and a config may give its own instead. Cut at the default 64 KiB, it would not
+    // parse and the session would never be taken.
+    headBytes: 1024 * 1024,
     belongs(head, context) {
       try {
         const meta = JSON.parse(head.split("\n", 1)[0] ?? "") as { type?: unknown; payload?: Record<string, unknown> };

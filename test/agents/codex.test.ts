@@ -164,4 +164,20 @@ describe("codex rollout store", () => {
     watch.stop(process.pid);
     expect(seen).toEqual([{ source: "store", rule: "rollout", state: "confirmed", value: ID }]);
   });
+
+  it("through the core's StoreWatch: a rollout whose first line carries 200 KB of base instructions is taken", () => {
+    const dir = home();
+    const now = new Date();
+    const day = join(dir, ".codex", "sessions", String(now.getFullYear()), String(now.getMonth() + 1).padStart(2, "0"), String(now.getDate()).padStart(2, "0"));
+    mkdirSync(day, { recursive: true });
+    const seen: Candidate[] = [];
+    const watch = new StoreWatch(codex, { home: dir, cwd: "/w", env: {} }, systemClock, () => undefined, (v) => seen.push(v));
+    watch.before();
+    watch.start(process.pid);
+    // As 0.169 writes it, with instructions a config gave instead of its own 21 KB.
+    const base = { text: "Follow the house style. ".repeat(200_000 / 24) };
+    writeFileSync(join(day, `rollout-2026-11-02T09-14-03-${ID}.jsonl`), `${meta({ id: ID, cwd: "/w", source: "cli", base_instructions: base })}\n`);
+    watch.stop(process.pid);
+    expect(seen).toEqual([{ source: "store", rule: "rollout", state: "confirmed", value: ID }]);
+  });
 });
