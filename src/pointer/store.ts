@@ -12,7 +12,8 @@ import { POINTER_VERSION } from "./version.js";
 export type PointerRead =
   | { kind: "missing" }
   | { kind: "ok"; pointer: Pointer }
-  | { kind: "invalid"; reason: string }
+  /** `folder`: a folder is at the path (a --pointer naming one by mistake): never set aside. */
+  | { kind: "invalid"; reason: string; folder?: true }
   /** From a newer sessionpin: neither used nor set aside, so that version can still resume. */
   | { kind: "newer"; version: number };
 
@@ -28,7 +29,9 @@ export async function readPointer(path: string): Promise<PointerRead> {
     // O_NOFOLLOW rather than lstat-then-read: no window in which to swap the file for a link.
     const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
-      if (!fstatSync(fd).isFile()) return { kind: "invalid", reason: "not a regular file" };
+      const stat = fstatSync(fd);
+      if (stat.isDirectory()) return { kind: "invalid", reason: "is a folder, not a pointer file", folder: true };
+      if (!stat.isFile()) return { kind: "invalid", reason: "not a regular file" };
       text = readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);

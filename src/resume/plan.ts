@@ -126,7 +126,8 @@ export interface DecideContext extends PlanContext {
  * pointer from a newer sessionpin, or another agent's or folder's at a path the user named, is refused.
  */
 export function decide(plugin: AgentPlugin, args: readonly string[], read: PointerRead, context: DecideContext): Decision {
-  const refusal = refusedAsNewer(context.pointerPath, read) ?? (context.explicitPointer ? refusedAsForeign(context.pointerPath, plugin, read, context.cwd) : undefined);
+  const refusal = refusedAsNewer(context.pointerPath, read) ?? refusedAsFolder(context.pointerPath, read) ??
+    (context.explicitPointer ? refusedAsForeign(context.pointerPath, plugin, read, context.cwd) : undefined);
   if (refusal !== undefined) return { mode: "refused", reason: refusal.message.replace(/^sessionpin: /, ""), error: refusal };
   const plan = planStart(plugin, args, read, context);
   if (plan.mode !== "cold" || read.kind === "missing") return plan;
@@ -217,6 +218,15 @@ function unusable(plugin: AgentPlugin, read: PointerRead, cwd: string): string |
       return undefined;
     }
   }
+}
+
+/** A folder where the pointer goes is left where it is (it may be the user's project): `run` and `plan` stop. */
+function refusedAsFolder(path: string, read: PointerRead): SessionpinError | undefined {
+  if (read.kind !== "invalid" || read.folder !== true) return undefined;
+  return new SessionpinError(
+    "pointer-refused",
+    `sessionpin: ${path} is a folder, not a pointer file; left untouched. Name a file with --pointer (or SESSIONPIN_POINTER).`,
+  );
 }
 
 /** A pointer from a newer sessionpin is neither resumed nor replaced: `run` and `plan` stop. */

@@ -104,6 +104,20 @@ describe("bad pointers", () => {
     // line names the file in the way.
     expect(blocked.text).toMatch(/cannot use .*a-file\/pointer\.json \(.*a-file is not a folder\)/);
   });
+
+  it("refuses a folder named as the pointer (exit 3, one line) and leaves it and its files where they are", async () => {
+    const sb = cleanup.sandbox();
+    const folder = join(sb.dir, "project");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "main.ts"), "precious\n");
+    const refused = cleanup.driver(sb.sessionpin(["run", "--pointer", folder, "--prompt-quiet", QUIET, "--", "amp"]));
+    expect((await exitOf(refused)).exitCode).toBe(3);
+    expect(refused.text).toMatch(/^sessionpin: .*project is a folder, not a pointer file; left untouched/);
+    expect(eventsOf(sb, "thread-new")).toEqual([]);
+    expect(readdirSync(folder)).toEqual(["main.ts"]);
+    // Nothing set aside, nothing moved: at most the run's log beside it.
+    expect(readdirSync(sb.dir).filter((name) => name.startsWith("project.") && name !== "project.log")).toEqual([]);
+  });
 });
 
 describe("bad output", () => {

@@ -120,10 +120,10 @@ describe("writePointer / readPointer", () => {
     expect(await readPointer(path)).toEqual({ kind: "ok", pointer: PointerSchema.parse(extra) });
   });
 
-  it("refuses a folder", async () => {
+  it("refuses a folder, and says it is one", async () => {
     const path = join(tmp.path, "p.json");
     await mkdir(path);
-    expect(await readPointer(path)).toEqual({ kind: "invalid", reason: "not a regular file" });
+    expect(await readPointer(path)).toEqual({ kind: "invalid", reason: "is a folder, not a pointer file", folder: true });
   });
 });
 
