@@ -12,7 +12,7 @@ import type { Logger } from "../../src/log/logger.js";
 import { readPointer } from "../../src/pointer/store.js";
 import { runSession, type SessionOptions } from "../../src/resume/session.js";
 import { ManualClock } from "../helpers/clock.js";
-import { FakeScreen, FakeSpawner } from "../helpers/fake-pty.js";
+import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
 
 const THREAD = "T-0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
 const dirs: string[] = [];
@@ -69,6 +69,14 @@ async function agentStarted(spawner: FakeSpawner, n = 1): Promise<void> {
   }
 }
 
+/** The agent draws, goes quiet, echoes the paste and goes quiet again: the task is typed, then Enter. */
+function typesTheTask(agent: FakeAgent, clock: ManualClock): void {
+  agent.print("Amp\r\n");
+  clock.advance(300);
+  clock.advance(300);
+  expect(agent.typed).toEqual(["\x1b[200~fix the build\x1b[201~", "\r"]);
+}
+
 /** Whether the process `pid` has ended (5 s at most). */
 async function gone(pid: number): Promise<boolean> {
   for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
@@ -89,10 +97,7 @@ describe("a stop signal during the up-front command", () => {
     await agentStarted(spawner);
     expect(existsSync(started)).toBe(true);
     expect(spawner.last.argv).toEqual([options.command, "--mode", "smart", "threads", "continue", THREAD]);
-    spawner.last.print("Amp\r\n");
-    clock.advance(300);
-    clock.advance(300);
-    expect(spawner.last.typed).toEqual(["\x1b[200~fix the build\x1b[201~", "\r"]);
+    typesTheTask(spawner.last, clock);
     spawner.last.end(0);
     expect(await done).toBe(0);
     expect(await readPointer(options.pointerPath)).toMatchObject({ kind: "ok", pointer: { id: THREAD, state: "confirmed", source: { rule: "threads-new" } } });
@@ -113,10 +118,7 @@ describe("a stop signal during the up-front command", () => {
     const second = runSession(options);
     await agentStarted(spawner, 2);
     expect(spawner.last.argv).toEqual([options.command, "--mode", "smart", "threads", "continue", THREAD]);
-    spawner.last.print("Amp\r\n");
-    clock.advance(300);
-    clock.advance(300);
-    expect(spawner.last.typed).toEqual(["\x1b[200~fix the build\x1b[201~", "\r"]);
+    typesTheTask(spawner.last, clock);
     spawner.last.end(0);
     expect(await second).toBe(0);
     expect(await readPointer(options.pointerPath)).toMatchObject({ kind: "ok", pointer: { id: THREAD } });
