@@ -10,7 +10,7 @@ import { ptyModule, type PtyModule } from "../pty/native.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder, REMOTE_STALE_MS } from "../pointer/holder.js";
-import { readExisting } from "../pointer/lock.js";
+import { readLockFile } from "../pointer/lock.js";
 import { readPointer } from "../pointer/store.js";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
@@ -198,9 +198,9 @@ export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | un
 /** `<pointer>.lock`: free, held (a second run exits 75), or stale (the next run takes it over), judged as `run` judges it. */
 export async function lockCheck(pointerPath: string): Promise<Check> {
   const path = `${pointerPath}.lock`;
-  let found: Awaited<ReturnType<typeof readExisting>>;
+  let found: Awaited<ReturnType<typeof readLockFile>>;
   try {
-    found = await readExisting(path);
+    found = await readLockFile(path);
   } catch (error) {
     return { name: "lock", status: "fail", detail: `${reasonOf(error)}: run would start the agent unpinned`, data: { path, held: false } };
   }

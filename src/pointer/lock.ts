@@ -48,7 +48,7 @@ export async function acquireLock(
       const lock = makeLock(path, info, text, o.heartbeatMs ?? HEARTBEAT_MS);
       return tookOverFrom ? { kind: "acquired", lock, tookOverFrom } : { kind: "acquired", lock };
     }
-    const existing = await readExisting(path);
+    const existing = await readLockFile(path);
     if (existing === undefined) continue; // released between our create and our read
     const judged = judgeHolder(await readHolder(existing.text), info.host, Date.now() - existing.mtimeMs);
     if (judged.kind === "held") return { kind: "held", holder: judged.holder };
@@ -87,7 +87,7 @@ function createWithContent(path: string, text: string): boolean {
  * link is not followed, and anything but a plain file is not read (a FIFO's read never returns):
  * both throw, for the user to remove by hand. `run` and `doctor` read it here alike.
  */
-export async function readExisting(path: string): Promise<{ text: string; mtimeMs: number } | undefined> {
+export async function readLockFile(path: string): Promise<{ text: string; mtimeMs: number } | undefined> {
   const stat = await lstat(path).catch(missingAsUndefined);
   if (stat === undefined) return undefined;
   if (!stat.isFile()) {
