@@ -54,7 +54,10 @@ async function demo(dir: string): Promise<number> {
   // Named `amp`, so sessionpin picks its Amp plugin by the executable's name, as it would for the real one.
   writeFileSync(join(bin, "amp"), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AMP}" "$@"\n`);
   chmodSync(join(bin, "amp"), 0o755);
-  const env = { ...process.env, PATH: `${bin}${delimiter}${process.env["PATH"] ?? ""}`, FAKE_AMP_HOME: join(dir, "fake-amp") };
+  // The user's SESSIONPIN_* settings are not the demo's: a key would rename its pointer, and a
+  // webhook would get the fake thread's events.
+  const own = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("SESSIONPIN_")));
+  const env = { ...own, PATH: `${bin}${delimiter}${process.env["PATH"] ?? ""}`, FAKE_AMP_HOME: join(dir, "fake-amp") };
   const command = ["run", "--pointer", pointer, "--prompt", PROMPT, "--prompt-quiet", "0.5", "--", "amp", "--mode", "smart"];
   const start = (): PtyDriver => new PtyDriver([process.execPath, CLI, ...command], { cwd: work, env });
   const events = (): AmpEvent[] =>

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { CLI } from "../helpers/sandbox.js";
@@ -12,4 +14,23 @@ it("sessionpin demo pins a thread on the cold start and resumes it on the warm s
   expect(stdout.split(`sessionpin launched: amp --mode smart threads continue ${thread}`).length - 1).toBe(2);
   expect(stdout).toContain("delivered 1 time(s) across both starts");
   expect(stdout).toContain("Demo passed");
+});
+
+it("sessionpin demo keeps to itself: the user's SESSIONPIN_* settings (a key, a webhook) neither break it nor get its events", async () => {
+  const got: string[] = [];
+  const server = createServer((req, res) => {
+    req.on("data", (chunk: Buffer) => void got.push(chunk.toString()));
+    req.on("end", () => res.end("ok"));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/prod-hook`;
+    const env = { ...process.env, SESSIONPIN_KEY: "thread-1", SESSIONPIN_NOTIFY: hook };
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, "demo"], { timeout: 60_000, env });
+    expect(stdout).toContain("Demo passed");
+    expect(got).toEqual([]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
