@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -6,6 +5,7 @@ import { pluginForCommand, pluginNamed, pluginNames } from "../agents/registry.j
 import { loadUserPlugins, type LoadedPlugins } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { reasonOf, SessionpinError } from "../errors.js";
+import { readSmallFile } from "../files.js";
 import { resolvePointerPath } from "../pointer/path.js";
 
 type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>>;
@@ -116,6 +116,9 @@ export function userPlugins(files: readonly string[] | undefined, env: NodeJS.Pr
   return loadUserPlugins(files ?? [], env, env["HOME"] ?? homedir(), cwd);
 }
 
+// A task typed into the agent: far past any a person writes, and not read into memory beyond it.
+const MAX_PROMPT_BYTES = 1 << 20;
+
 /** `--prompt` or `--prompt-file` (or their SESSIONPIN_* variables); at most one of the flags. */
 export function readPrompt(values: { prompt?: string; "prompt-file"?: string }): string | undefined {
   if (values.prompt !== undefined && values["prompt-file"] !== undefined) {
@@ -123,12 +126,15 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
   }
   const file = values["prompt-file"];
   if (file !== undefined) {
+    let read: ReturnType<typeof readSmallFile>;
     try {
-      // A trailing newline inside a bracketed paste would be typed as part of the message.
-      return readFileSync(file, "utf8").trimEnd();
+      read = readSmallFile(file, MAX_PROMPT_BYTES, "a prompt");
     } catch (error) {
       throw new SessionpinError("prompt-file", `sessionpin: --prompt-file ${file}: ${reasonOf(error)}`, { cause: error });
     }
+    if ("problem" in read) throw new SessionpinError("prompt-file", `sessionpin: --prompt-file ${file}: ${read.problem}`);
+    // A trailing newline inside a bracketed paste would be typed as part of the message.
+    return read.text.trimEnd();
   }
   return values.prompt;
 }

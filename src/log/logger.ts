@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { openPrivate } from "../files.js";
 
 /**
  * Diagnostics go to a file, never to the terminal: under agentapi anything sessionpin printed
@@ -42,11 +43,6 @@ export function fileLogger(path: string, now: () => Date = () => new Date()): Lo
   };
 }
 
-// O_NOFOLLOW rather than lstat-then-open: no window in which to swap the file for a link.
-// O_NONBLOCK: a FIFO with no reader fails at once instead of holding the agent's start.
 function openLog(path: string): number {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
-  if (fstatSync(fd).isFile()) return fd;
-  closeSync(fd);
-  throw new Error(`${path} is not a regular file`);
+  return openPrivate(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
 }

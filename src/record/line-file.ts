@@ -1,6 +1,7 @@
-import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { reasonOf } from "../errors.js";
+import { openPrivate } from "../files.js";
 import type { Logger } from "../log/logger.js";
 import { tempPathFor } from "../pointer/atomic.js";
 
@@ -31,9 +32,9 @@ export class LineFile {
     let fd: number | undefined;
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-      if (first === undefined) return new LineFile(openSync(path, flags, 0o600), path, log);
-      fd = openSync(temp, flags | constants.O_EXCL, 0o600);
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC;
+      if (first === undefined) return new LineFile(openPrivate(path, flags), path, log);
+      fd = openPrivate(temp, flags | constants.O_EXCL);
       writeSync(fd, `${JSON.stringify(first)}\n`);
       renameSync(temp, path);
       return new LineFile(fd, path, log);
@@ -53,7 +54,7 @@ export class LineFile {
   static append(path: string, log: Logger, lead: string): LineFile | undefined {
     let fd: number | undefined;
     try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      fd = openPrivate(path, constants.O_WRONLY | constants.O_APPEND);
       if (lead !== "") writeSync(fd, lead);
       return new LineFile(fd, path, log);
     } catch (error) {

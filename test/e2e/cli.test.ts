@@ -3,8 +3,9 @@
  * non-executable agents, usage errors, --help/--version, `pointer show|clear`, and the one-writer
  * lock on a pointer.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/sandbox.js";
@@ -68,6 +69,45 @@ describe("errors name what failed, the path, and why in words", () => {
     }
     const folder = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt-file", sb.dir, "--", "amp"]);
     expect(folder.stderr).toBe(`sessionpin: --prompt-file ${sb.dir}: is a folder\n`);
+  });
+
+  it("a --prompt-file that is a FIFO or /dev/zero: refused at once, not waited on or read without end", () => {
+    const sb = cleanup.sandbox();
+    const fifo = join(sb.dir, "prompt.fifo");
+    execFileSync("mkfifo", [fifo]);
+    for (const file of [fifo, "/dev/zero"]) {
+      for (const command of ["run", "plan"]) {
+        const result = cli(sb, [command, "--pointer", sb.pointer, "--prompt-file", file, "--", "amp"]);
+        expect(result.status).toBe(2);
+        expect(result.stderr).toBe(`sessionpin: --prompt-file ${file}: not a regular file\n`);
+      }
+    }
+    const big = join(sb.dir, "big.txt");
+    writeFileSync(big, "x".repeat((1 << 20) + 1));
+    expect(cli(sb, ["plan", "--pointer", sb.pointer, "--prompt-file", big, "--", "amp"]).stderr).toBe(`sessionpin: --prompt-file ${big}: 1048577 bytes, more than a prompt's 1048576\n`);
+  });
+
+  it("a --trace that is a FIFO: one line on stderr, and the agent runs without it", () => {
+    const sb = cleanup.sandbox();
+    const fifo = join(sb.dir, "trace.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const result = cli(sb, ["run", "--pointer", sb.pointer, "--trace", fifo, "--", "claude", "-p", "hello", "--output-format", "stream-json", "--verbose"]);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`^sessionpin: cannot write ${fifo} \\(.*\\): running the agent without it\n`));
+    expect(sb.fakeMessages("claude").map(([, text]) => text)).toEqual(["hello"]);
+  });
+
+  it("the log, trace and recording are private also when they were there before with wider permissions", () => {
+    const sb = cleanup.sandbox();
+    const files = ["my.log", "trace.jsonl", "run.cast"].map((name) => join(sb.dir, name));
+    for (const file of files) {
+      writeFileSync(file, "");
+      chmodSync(file, 0o644);
+    }
+    const [log, trace, cast] = files as [string, string, string];
+    const result = cli(sb, ["run", "--pointer", sb.pointer, "--log", log, "--trace", trace, "--record", cast, "--record-mode", "overwrite", "--", "claude", "-p", "hello", "--output-format", "stream-json", "--verbose"]);
+    expect(result.status).toBe(0);
+    expect(files.map((file) => (statSync(file).mode & 0o777).toString(8))).toEqual(["600", "600", "600"]);
   });
 
   it("an unreadable --plugin file: the file and the reason, then the rest", () => {

@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentPlugin } from "../types.js";
 import { errnoCode, messageOf, reasonOf } from "../../errors.js";
+import { readSmallFile } from "../../files.js";
 
 export interface UserPlugin {
   readonly plugin: AgentPlugin;
@@ -49,28 +50,10 @@ export async function loadUserPlugins(explicit: readonly string[], env: NodeJS.P
 /** A plugin is a few kilobytes; anything past this is not one (and is not read into memory). */
 const MAX_PLUGIN_BYTES = 1 << 20;
 
-/**
- * The text of a plugin file, or why it cannot be one. Opened without blocking and checked before
- * reading: a FIFO in the plugin folder would hang the start before the agent runs, and a link to
- * /dev/zero would be read until memory ran out.
- */
-function readPluginFile(file: string): { text: string } | { problem: string } {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) return { problem: "is a folder" };
-    if (!stat.isFile()) return { problem: "not a regular file" };
-    if (stat.size > MAX_PLUGIN_BYTES) return { problem: `${stat.size} bytes, more than a plugin's ${MAX_PLUGIN_BYTES}` };
-    return { text: readFileSync(fd, "utf8") };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function loadOne(file: string, parsePlugin: (json: unknown) => { plugin: AgentPlugin } | { problems: string[] }): { plugin: AgentPlugin } | { problem: string[] } {
   let json: unknown;
   try {
-    const read = readPluginFile(file);
+    const read = readSmallFile(file, MAX_PLUGIN_BYTES, "a plugin");
     if ("problem" in read) return { problem: [`plugin ${file}: ${read.problem}`] };
     json = JSON.parse(read.text);
   } catch (error) {
