@@ -1,4 +1,4 @@
-import { SessionpinError } from "../errors.js";
+import { reasonOf, SessionpinError } from "../errors.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
 import { homedir } from "node:os";
@@ -48,7 +48,7 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const { pointer: path, from } = pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${path}\n`);
   if (action === "clear") {
-    const aside = await setAside(path, "cleared", new Date());
+    const aside = await clearPointer(path);
     const result = { pointer: path, movedTo: aside ?? null };
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : aside ? `moved ${path} to ${aside}\n` : `no pointer at ${path}\n`);
     return 0;
@@ -80,4 +80,17 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${path}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${read.reason}` : `written by a newer sessionpin (version ${read.version})`}\n`);
   }
   return read.kind === "ok" ? 0 : 1;
+}
+
+/** Moves the pointer aside; a path that holds no pointer file to move is refused in one line. */
+async function clearPointer(path: string): Promise<string | undefined> {
+  const read = await readPointer(path);
+  if (read.kind === "invalid" && read.folder === true) {
+    throw new SessionpinError("pointer-refused", `sessionpin: ${path} is a folder, not a pointer file; left untouched`);
+  }
+  try {
+    return await setAside(path, "cleared", new Date());
+  } catch (error) {
+    throw new SessionpinError("pointer-invalid", `sessionpin: cannot clear ${path}: ${reasonOf(error)}`, { cause: error });
+  }
 }

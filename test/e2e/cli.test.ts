@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/sandbox.js";
@@ -219,6 +219,19 @@ describe("pointer show|clear", () => {
     // The next start is cold again.
     const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp"]);
     expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "cold", id: null });
+  });
+
+  it("pointer clear on a path with no pointer file to move: one line, not a stack trace, and nothing moved", () => {
+    const sb = cleanup.sandbox();
+    const folder = join(sb.dir, "adir");
+    mkdirSync(folder);
+    const refused = cli(sb, ["pointer", "clear", "--pointer", folder]);
+    expect([refused.status, refused.stderr]).toEqual([3, `sessionpin: ${folder} is a folder, not a pointer file; left untouched\n`]);
+    expect(existsSync(folder)).toBe(true);
+    const file = join(sb.dir, "afile");
+    writeFileSync(file, "");
+    const below = cli(sb, ["pointer", "clear", "--pointer", join(file, "x.json")]);
+    expect([below.status, below.stderr]).toEqual([1, `sessionpin: cannot clear ${join(file, "x.json")}: ${file} is not a folder\n`]);
   });
 
   it("reports an unreadable pointer without touching it", () => {
