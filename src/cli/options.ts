@@ -44,13 +44,15 @@ export const RUN_OPTIONS = {
  * `[options] [--] <agent> [args…]`: sessionpin's options stop at `--` or at the first word that is
  * not an option, so the agent's own flags are never read as ours.
  */
+/** `env`: where SESSIONPIN_* come from; another process's own, when its flags are read from outside. */
 export function parseWithCommand<O extends Options>(
   argv: readonly string[],
   options: O,
   usage: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): { values: Values<O>; command: string[] } {
   const end = commandStart(argv, options);
-  const values = parseOptions(argv.slice(0, end), options, usage);
+  const values = parseOptions(argv.slice(0, end), options, usage, env);
   const command = argv.slice(argv[end] === "--" ? end + 1 : end);
   return { values, command };
 }

@@ -26,7 +26,7 @@ export function runningRuns(processes: readonly ProcessInfo[], cwdOf: (pid: numb
     const cwd = at < 0 || p.env === undefined ? undefined : cwdOf(p.pid);
     if (at < 0 || p.env === undefined || cwd === undefined) continue;
     try {
-      const { values, command } = parseWithCommand(p.argv.slice(at + 1), RUN_OPTIONS, "");
+      const { values, command } = parseWithCommand(p.argv.slice(at + 1), RUN_OPTIONS, "", p.env);
       const executable = command[0];
       if (executable === undefined) continue;
       const agent = (values.agent === undefined ? pluginForCommand(executable, []) : pluginNamed(values.agent))?.name ?? basename(executable);

@@ -39,4 +39,18 @@ describe("the pointer of the running sessionpin", () => {
     // Once it has ended, the terminal's own default is back.
     expect(JSON.parse(cli(sb, ["plan", "--", "amp"]).stdout).pointer).not.toBe(expected);
   });
+
+  it("is read with that run's own SESSIONPIN_* settings, not the terminal's", async () => {
+    const sb = cleanup.sandbox();
+    const state = join(sb.dir, "module", "agentapi-state.json");
+    const env = { ...sb.env, AGENTAPI_STATE_FILE: state, SESSIONPIN_KEY: "thread-1" };
+    const running = cleanup.driver(sb.sessionpin(["run", "--prompt-quiet", QUIET, "--", "amp", "--mode", "smart"], { env }));
+    await running.waitFor(/new thread/, WAIT_MS);
+    const keyed = JSON.parse(cli(sb, ["plan", "--key", "thread-1", "--", "amp", "--mode", "smart"]).stdout) as { pointer: string };
+    expect(keyed.pointer).toMatch(new RegExp(`^${join(sb.dir, "module", "sessionpin-amp-")}[0-9a-f]{16}\\.json$`));
+    const shown = cli(sb, ["pointer", "show", "--agent", "amp", "--key", "thread-1", "--json"]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ pointer: keyed.pointer, kind: "ok" });
+    running.write("\x03");
+    expect((await exitOf(running)).exitCode).toBe(0);
+  });
 });
