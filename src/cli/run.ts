@@ -68,6 +68,15 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   terminal.open();
   try {
     resolveExecutable(executable, env, cwd);
+    // Every value is checked before a file is opened: a usage error must not cut an earlier
+    // run's trace or recording.
+    const checked = {
+      waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
+      prompt: readPrompt(values),
+      fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
+      promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
+    };
+    const urls = notifyUrls(values.notify, env);
     const user = await userPlugins(values.plugin, env, cwd);
     const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
     const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd, values.key);
@@ -83,7 +92,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       env: Object.fromEntries(["TERM", "SHELL"].flatMap((name) => (env[name] ? [[name, env[name]]] : []))),
     }, { log, withInput: values["record-input"] === true, mode: recordMode });
     const trace = values.trace === undefined ? undefined : LineFile.open(values.trace, log);
-    const notifier = new Notifier(notifyUrls(values.notify, env), log);
+    const notifier = new Notifier(urls, log);
     try {
       return await runSession({
         command: executable,
@@ -92,11 +101,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         pointerPath,
         explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
         key: values.key,
-        waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
-        prompt: readPrompt(values),
+        ...checked,
         resumePrompt: values["resume-prompt"],
-        fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
-        promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
         restoreHistory: values["aider-restore-history"] === true,
         cwd,

@@ -162,8 +162,10 @@ export class Notifier {
  * reads its list variables).
  */
 export function notifyUrls(flags: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
-  if (flags !== undefined && flags.length > 0) return [...flags];
-  return (env["SESSIONPIN_NOTIFY"] ?? "").split(/\s+/).filter(Boolean);
+  const urls = flags !== undefined && flags.length > 0 ? [...flags] : (env["SESSIONPIN_NOTIFY"] ?? "").split(/\s+/).filter(Boolean);
+  // Checked here, where run checks its other values, before it opens any file.
+  for (const url of urls) parseUrl(url);
+  return urls;
 }
 
 function parseUrl(text: string): URL {

@@ -97,6 +97,20 @@ describe("errors name what failed, the path, and why in words", () => {
     expect(sb.fakeMessages("claude").map(([, text]) => text)).toEqual(["hello"]);
   });
 
+  it("a usage error leaves an earlier run's trace and recording as they were", () => {
+    const sb = cleanup.sandbox();
+    const trace = join(sb.dir, "trace.jsonl");
+    const cast = join(sb.dir, "run.cast");
+    writeFileSync(trace, "{\"line\":1}\n");
+    writeFileSync(cast, "{\"version\":2,\"width\":80,\"height\":24}\n[0.1,\"o\",\"hello\"]\n");
+    const before = [readFileSync(trace, "utf8"), readFileSync(cast, "utf8")];
+    for (const bad of [["--notify", "ftp://x/y"], ["--wait-lock", "soon"], ["--prompt-quiet", "-1"]]) {
+      const result = cli(sb, ["run", "--pointer", sb.pointer, "--trace", trace, "--record", cast, "--record-mode", "overwrite", ...bad, "--", "claude"]);
+      expect(result.status, bad.join(" ")).toBe(2);
+      expect([readFileSync(trace, "utf8"), readFileSync(cast, "utf8")], bad.join(" ")).toEqual(before);
+    }
+  });
+
   it("the log, trace and recording are private also when they were there before with wider permissions", () => {
     const sb = cleanup.sandbox();
     const files = ["my.log", "trace.jsonl", "run.cast"].map((name) => join(sb.dir, name));
