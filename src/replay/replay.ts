@@ -64,11 +64,14 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
     // Guessing the agent: once one plugin pinned an ID, the ones that found nothing are out.
     if (explainers.length > 1 && where.size > 0) explainers = explainers.filter((e) => where.has(e));
   };
-  // `sessionpin: <rule> <id>` markers: IDs the run pinned that the agent never printed (Amp's up-front thread).
+  // `sessionpin: <rule> <id>` markers: IDs the run pinned that the agent never printed (Amp's up-front
+  // thread), each for the plugin whose up-front rule it names. An appended recording's marker
+  // (`sessionpin: <command>`, where each run begins) names none, however many words it has.
   const marked = (label: string): void => {
     const [, rule, value] = MARKER.exec(label) ?? [];
     if (rule === undefined || value === undefined) return;
     for (const explainer of explainers) {
+      if (explainer.extractor.plugin.upfront?.rule !== rule) continue;
       const { verdict, events } = explainer.extractor.offer({ source: "upfront", rule, state: "confirmed", value });
       if (events.length > 0) where.set(explainer, { offset: null, time: time ?? null });
       o.trace?.({ line: 0, ...(time !== undefined ? { time } : {}), text: label, plugin: explainer.extractor.plugin.name, ...fromVerdict(verdict) });

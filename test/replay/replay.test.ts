@@ -124,6 +124,17 @@ describe("replay", () => {
     expect(many.json).toEqual(one.json);
     expect(many.code).toBe(one.code);
   });
+
+  it("takes an up-front marker for the plugin whose rule it names, and never an appended recording's marker of the command", async () => {
+    const cast = join(temp(), "run.cast");
+    const thread = "T-0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
+    const header = JSON.stringify({ version: 2, width: 80, height: 24 });
+    writeFileSync(cast, `${[header, JSON.stringify([0.1, "m", "sessionpin: pi implement_login_flow1"]), JSON.stringify([0.2, "o", "hello\r\n"])].join("\n")}\n`);
+    expect((await cli(["replay", "--json", "--agent", "pi", cast])).code).toBe(1);
+    writeFileSync(cast, `${[header, JSON.stringify([0.1, "m", `sessionpin: threads-new ${thread}`])].join("\n")}\n`);
+    const amp = await cli(["replay", "--json", "--agent", "amp", cast]);
+    expect([amp.code, amp.json[0]?.["id"]]).toEqual([0, thread]);
+  });
 });
 
 describe("explain", () => {
