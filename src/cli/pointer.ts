@@ -4,7 +4,7 @@ import { pluginNamed } from "../agents/registry.js";
 import { homedir } from "node:os";
 import { goneFromStore } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
-import { parseOptions } from "./options.js";
+import { choosePlugin, parseOptions, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
@@ -44,7 +44,10 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   if (values.pointer === undefined && values.agent === undefined) {
     throw new SessionpinError("usage", `sessionpin pointer ${action}: give --agent NAME or --pointer PATH\n${POINTER_USAGE}`);
   }
-  const agent = values.agent === undefined ? "" : (pluginNamed(values.agent)?.name ?? values.agent);
+  // As run names agents: built in, or a user plugin; a name that is neither is a usage error (a
+  // bridge's typo must not look like a pointer cleared).
+  const user = (await userPlugins(undefined, process.env, process.cwd())).plugins.map((loaded) => loaded.plugin);
+  const agent = values.agent === undefined ? "" : (choosePlugin(values.agent, "", user)?.name ?? values.agent);
   const { pointer: path, from } = pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${path}\n`);
   if (action === "clear") {
@@ -55,7 +58,7 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   }
   const read = await readPointer(path);
   // What the next `run` of this agent here would do with it, by run's own decision and inputs.
-  const plugin = pluginNamed(values.agent ?? (read.kind === "ok" ? read.pointer.agent : ""));
+  const plugin = pluginNamed(values.agent ?? (read.kind === "ok" ? read.pointer.agent : ""), user);
   const env = process.env;
   const cwd = process.cwd();
   const decision = plugin && decide(plugin, [], read, {

@@ -248,6 +248,15 @@ describe("pointer show|clear", () => {
     expect([below.status, below.stderr]).toEqual([1, `sessionpin: cannot clear ${join(file, "x.json")}: ${file} is not a folder\n`]);
   });
 
+  it("pointer show and clear with an unknown --agent: exit 2, as run, not a pointer that was never there", () => {
+    const sb = cleanup.sandbox();
+    for (const action of ["show", "clear"]) {
+      const result = cli(sb, ["pointer", action, "--agent", "claudee"]);
+      expect([result.status, result.stdout]).toEqual([2, ""]);
+      expect(result.stderr).toMatch(/^sessionpin: --agent claudee: no such plugin \(known: .*claude.*\)\n$/);
+    }
+  });
+
   it("reports an unreadable pointer without touching it", () => {
     const sb = cleanup.sandbox();
     writePointerByHand(sb, { state: "maybe" });
