@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { lockCheck, pointerDirCheck } from "../doctor/checks.js";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
 import { randomUuid } from "../digest.js";
@@ -45,7 +46,10 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const { pointer, from } = pointerHere({ explicit: values.pointer, agent: plugin.name, env, cwd, key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
-  const why = whyUnpinned(plugin, executable, args);
+  // Where run could not lock the pointer it starts the agent unpinned: so does the plan, judged
+  // by doctor's checks of the same folder and lock.
+  const unusable = [await pointerDirCheck(pointer), await lockCheck(pointer)].find((check) => check.status === "fail");
+  const why = whyUnpinned(plugin, executable, args) ?? (unusable === undefined ? undefined : `${pointer} cannot be used: ${unusable.detail}`);
   const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: env["HOME"] ?? homedir(), cwd, env }, new Date()) : undefined;
   const decision = inputs === undefined
     ? unpinnedPlan(plugin, args, prompt, why ?? "", false)

@@ -235,6 +235,22 @@ describe("pointer show|clear", () => {
     expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "cold", id: null });
   });
 
+  it("plan says unpinned where run cannot use the pointer (a file in its path, a FIFO for its lock), as run then does", () => {
+    const sb = cleanup.sandbox();
+    const file = join(sb.dir, "afile");
+    writeFileSync(file, "");
+    const fifoPointer = join(sb.dir, "state", "p.json");
+    mkdirSync(dirname(fifoPointer), { recursive: true });
+    execFileSync("mkfifo", [`${fifoPointer}.lock`]);
+    for (const pointer of [join(file, "x.json"), fifoPointer]) {
+      const plan = cli(sb, ["plan", "--pointer", pointer, "--", "claude", "-p", "hello"]);
+      expect(JSON.parse(plan.stdout), pointer).toMatchObject({ mode: "unpinned", id: null, reason: expect.stringContaining(`${pointer} cannot be used`) as unknown });
+      const run = cli(sb, ["run", "--pointer", pointer, "--", "claude", "-p", "hello", "--output-format", "stream-json", "--verbose"]);
+      expect(run.status, pointer).toBe(0);
+      expect(run.stderr, pointer).toContain("running the agent without pinning its session");
+    }
+  });
+
   it("pointer clear on a path with no pointer file to move: one line, not a stack trace, and nothing moved", () => {
     const sb = cleanup.sandbox();
     const folder = join(sb.dir, "adir");
