@@ -424,7 +424,6 @@ const shape = (): number[] => {
     BR, 0,
     END, END,
     GET, $out, ...i32(-1), GET, $breaks, GET, $tail, SUB, GET, $failed, SELECT, STORE, 2, 0,
-    GET, $out, GET, $tail, STORE, 2, 4,
     GET, $last,
     END,
   ];
@@ -586,7 +585,7 @@ export class ControlScan {
     this.#slots = new Int32Array(memory.buffer, SLOTS_AT, SLOTS * SLOT_FIELDS);
     this.#memory = new Uint8Array(memory.buffer);
     this.#found = new Int32Array(memory.buffer, OUTPUT_AT, INPUT_BYTES);
-    this.#shaped = new Int32Array(memory.buffer, SHAPE_AT, 2);
+    this.#shaped = new Int32Array(memory.buffer, SHAPE_AT, 1);
     this.input = Buffer.from(memory.buffer, 0, INPUT_BYTES);
   }
 
@@ -615,14 +614,6 @@ export class ControlScan {
   get breaks(): number | undefined {
     const breaks = this.#shaped[0] ?? -1;
     return breaks < 0 ? undefined : breaks;
-  }
-
-  /**
-   * The line breaks after the last LF of the piece `shape` looked at last (a CR run, a row move),
-   * counted the same way; undefined when `breaks` is.
-   */
-  get breaksAfter(): number | undefined {
-    return this.breaks === undefined ? undefined : this.#shaped[1] ?? 0;
   }
 
   /**

@@ -33,8 +33,6 @@ export interface ControlFinder {
   shape(chunk: Uint8Array, from: number, end?: number): number;
   /** The line breaks of the lines `shape` looked at last, or undefined when one must go through the splitter (skim.ts). */
   readonly breaks: number | undefined;
-  /** The line breaks after those lines' last LF, to the piece's end; undefined when `breaks` is. */
-  readonly breaksAfter: number | undefined;
   /** Bytes [from, to) of the chunk `shape` took last, to search: valid until the next call. */
   lines(from: number, to: number): LinesBytes;
 }
@@ -184,10 +182,7 @@ export class Capture {
     }
     const rest = Math.max(first, last);
     if (rest < length) {
-      // Only a line still open is held: lines ended after the last LF by a CR or a row move (a
-      // TUI drawing with cursor moves, then waiting for input) are delivered now, as replay would.
-      const ended = controls.breaksAfter ?? 1;
-      if (!this.#splitter.idle || length - rest > MAX_HELD_BYTES || ended > 0) this.#split(bytes, rest, length, onLine);
+      if (!this.#splitter.idle || length - rest > MAX_HELD_BYTES) this.#split(bytes, rest, length, onLine);
       else this.#hold(bytes, rest, length);
     }
   }

@@ -64,18 +64,6 @@ describe("capture pipeline", () => {
     expect(read({ wanted: () => true, controls: new ControlScan(), skim: () => false })).toEqual(plain);
   });
 
-  it("with a skim, as run reads, delivers at once the lines a row move or a CR ended after the last LF (a TUI then waiting for input)", () => {
-    const capture = new Capture({ wanted: () => true, controls: new ControlScan(), skim: () => true });
-    const lines: string[] = [];
-    const keep = (line: Line): void => void lines.push(line.text);
-    capture.push(Buffer.from("starting\n\x1b[1;1HWelcome\x1b[2;1Hsession id: 0199a213\x1b[3;1H> ", "latin1"), keep);
-    // No more output and no end: the agent waits for its user.
-    expect(lines).toEqual(["Welcome", "session id: 0199a213"]);
-    capture.push(Buffer.from("working\rdone\r\n", "latin1"), keep);
-    capture.end(keep);
-    expect(lines).toEqual(["Welcome", "session id: 0199a213", "> working", "done"]);
-  });
-
   it("numbers lines by every line break, blank ones included", async () => {
     const lines = captureAll([Buffer.from("a\n\n\nb\r\n")]);
     expect(lines.map((l) => [l.n, l.text])).toEqual([[1, "a"], [4, "b"]]);
