@@ -137,9 +137,9 @@ export class Notifier {
     const { timeoutMs } = this.#o;
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#abandon.signal]);
     try {
-      const response = await (await undici()).request(url, {
+      const response = await (await undici()).request(withoutCredentials(url), {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "sessionpin" },
+        headers: { "content-type": "application/json", "user-agent": "sessionpin", ...basicAuth(url) },
         body,
         signal,
       });
@@ -192,6 +192,24 @@ function shown(text: string): string {
 }
 
 /** Webhook URLs often hold their secret in the path or query (Slack, Discord): the log shows only the host. */
+/**
+ * `https://user:secret@host/hook`: the credentials go in an Authorization header, as curl and
+ * browsers send them; a request to the URL as written would drop them without a word.
+ */
+function basicAuth(url: URL): { authorization?: string } {
+  if (url.username === "" && url.password === "") return {};
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { authorization: `Basic ${Buffer.from(pair, "utf8").toString("base64")}` };
+}
+
+function withoutCredentials(url: URL): URL {
+  if (url.username === "" && url.password === "") return url;
+  const bare = new URL(url);
+  bare.username = "";
+  bare.password = "";
+  return bare;
+}
+
 function redact(url: URL): string {
   return `${url.protocol}//${url.host}/…`;
 }

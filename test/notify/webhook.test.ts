@@ -13,6 +13,7 @@ import { Notifier, notifyUrls, type NotifyEvent } from "../../src/notify/webhook
 interface Received {
   readonly method: string | undefined;
   readonly contentType: string | undefined;
+  readonly authorization: string | undefined;
   readonly body: string;
   readonly at: number;
 }
@@ -37,7 +38,7 @@ async function serve(answer: (n: number, res: ServerResponse) => void): Promise<
     const parts: Buffer[] = [];
     req.on("data", (chunk: Buffer) => parts.push(chunk));
     req.on("end", () => {
-      received.push({ method: req.method, contentType: req.headers["content-type"], body: Buffer.concat(parts).toString("utf8"), at: Date.now() });
+      received.push({ method: req.method, contentType: req.headers["content-type"], authorization: req.headers.authorization, body: Buffer.concat(parts).toString("utf8"), at: Date.now() });
       answer(received.length, res);
     });
   });
@@ -94,6 +95,25 @@ describe("a receiver that answers", () => {
     expect(server.received[0]).toMatchObject({ method: "POST", contentType: "application/json" });
     expect(JSON.parse(server.received[0]?.body ?? "")).toEqual(EVENT);
     expect(log.lines).toEqual([`info notify: sent captured ${EVENT.id} to webhook 1 (http://${new URL(server.url).host}/…): HTTP 204`]);
+  });
+
+  it("sends a URL's credentials as basic auth, and never logs them", async () => {
+    const server = await serve(status(204));
+    const log = memoryLog();
+    const url = new URL(server.url);
+    url.username = "bot";
+    url.password = "s3cret:x";
+    const notifier = new Notifier([url.toString()], log);
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received.map((r) => r.authorization)).toEqual([`Basic ${Buffer.from("bot:s3cret:x").toString("base64")}`]);
+    expect(log.lines.join("\n")).not.toMatch(/bot|s3cret/);
+    // Without credentials, no header.
+    const plain = await serve(status(204));
+    const other = new Notifier([plain.url], memoryLog());
+    other.notify(EVENT);
+    await other.settled();
+    expect(plain.received.map((r) => r.authorization)).toEqual([undefined]);
   });
 
   it("sends every event to every URL, and never logs a URL's path or query (they hold secrets)", async () => {
