@@ -42,9 +42,9 @@ export const RUN_OPTIONS = {
 
 /**
  * `[options] [--] <agent> [args…]`: sessionpin's options stop at `--` or at the first word that is
- * not an option, so the agent's own flags are never read as ours.
+ * not an option, so the agent's own flags are never read as ours. `env`: where SESSIONPIN_* come
+ * from; another process's own, when its flags are read from outside.
  */
-/** `env`: where SESSIONPIN_* come from; another process's own, when its flags are read from outside. */
 export function parseWithCommand<O extends Options>(
   argv: readonly string[],
   options: O,
@@ -105,7 +105,11 @@ function commandStart(argv: readonly string[], options: Options): number {
 
 /** The plugin: `--agent NAME`, else the executable's basename; undefined when none fits. */
 export function choosePlugin(agentFlag: string | undefined, command: string, user: readonly AgentPlugin[]): AgentPlugin | undefined {
-  if (agentFlag === undefined) return pluginForCommand(command, user);
+  return agentFlag === undefined ? pluginForCommand(command, user) : namedPlugin(agentFlag, user);
+}
+
+/** The plugin `--agent NAME` names, built in or the user's; a name that is neither is a usage error. */
+export function namedPlugin(agentFlag: string, user: readonly AgentPlugin[]): AgentPlugin {
   const plugin = pluginNamed(agentFlag, user);
   if (plugin === undefined) {
     throw new SessionpinError("unknown-agent", `sessionpin: --agent ${agentFlag}: no such plugin (known: ${pluginNames(user).join(", ")})`);

@@ -46,10 +46,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const { pointer, from } = pointerHere({ explicit: values.pointer, agent: plugin.name, env, cwd, key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
-  // Where run could not lock the pointer it starts the agent unpinned: so does the plan, judged
-  // by doctor's checks of the same folder and lock.
-  const unusable = [await pointerDirCheck(pointer), await lockCheck(pointer)].find((check) => check.status === "fail");
-  const why = whyUnpinned(plugin, executable, args) ?? (unusable === undefined ? undefined : `${pointer} cannot be used: ${unusable.detail}`);
+  const why = whyUnpinned(plugin, executable, args) ?? await unusablePointer(pointer);
   const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: env["HOME"] ?? homedir(), cwd, env }, new Date()) : undefined;
   const decision = inputs === undefined
     ? unpinnedPlan(plugin, args, prompt, why ?? "", false)
@@ -61,6 +58,18 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const { mode, ...rest } = described(executable, decision);
   process.stdout.write(`${JSON.stringify({ mode, agent: plugin.name, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
+}
+
+/**
+ * Why run could not lock the pointer, and would start the agent unpinned, judged by doctor's
+ * checks of the same folder and lock; undefined when it can.
+ */
+async function unusablePointer(pointer: string): Promise<string | undefined> {
+  for (const check of [pointerDirCheck, lockCheck]) {
+    const judged = await check(pointer);
+    if (judged.status === "fail") return `${pointer} cannot be used: ${judged.detail}`;
+  }
+  return undefined;
 }
 
 function described(executable: string, decision: Decision | UnpinnedPlan): Record<string, unknown> {

@@ -4,7 +4,7 @@ import { pluginNamed } from "../agents/registry.js";
 import { homedir } from "node:os";
 import { goneFromStore } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
-import { choosePlugin, parseOptions, userPlugins } from "./options.js";
+import { namedPlugin, parseOptions, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
@@ -47,7 +47,7 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   // As run names agents: built in, or a user plugin; a name that is neither is a usage error (a
   // bridge's typo must not look like a pointer cleared).
   const user = (await userPlugins(undefined, process.env, process.cwd())).plugins.map((loaded) => loaded.plugin);
-  const agent = values.agent === undefined ? "" : (choosePlugin(values.agent, "", user)?.name ?? values.agent);
+  const agent = values.agent === undefined ? "" : namedPlugin(values.agent, user).name;
   const { pointer: path, from } = pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${path}\n`);
   if (action === "clear") {

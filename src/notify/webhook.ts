@@ -137,9 +137,10 @@ export class Notifier {
     const { timeoutMs } = this.#o;
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#abandon.signal]);
     try {
-      const response = await (await undici()).request(withoutCredentials(url), {
+      const { target, headers } = withCredentialsApart(url);
+      const response = await (await undici()).request(target, {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "sessionpin", ...basicAuth(url) },
+        headers: { "content-type": "application/json", "user-agent": "sessionpin", ...headers },
         body,
         signal,
       });
@@ -191,25 +192,21 @@ function shown(text: string): string {
   return `${scheme}${slashes}${authority.replace(/^.*@/s, "")}${rest === "" ? "" : rest.startsWith("/") ? "/…" : "…"}`;
 }
 
-/** Webhook URLs often hold their secret in the path or query (Slack, Discord): the log shows only the host. */
 /**
- * `https://user:secret@host/hook`: the credentials go in an Authorization header, as curl and
- * browsers send them; a request to the URL as written would drop them without a word.
+ * `https://user:secret@host/hook`: the URL to request, and the credentials as an Authorization
+ * header, as curl and browsers send them; a request to the URL as written would drop them
+ * without a word.
  */
-function basicAuth(url: URL): { authorization?: string } {
-  if (url.username === "" && url.password === "") return {};
+function withCredentialsApart(url: URL): { target: URL; headers: { authorization?: string } } {
+  if (url.username === "" && url.password === "") return { target: url, headers: {} };
   const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return { authorization: `Basic ${Buffer.from(pair, "utf8").toString("base64")}` };
+  const target = new URL(url);
+  target.username = "";
+  target.password = "";
+  return { target, headers: { authorization: `Basic ${Buffer.from(pair, "utf8").toString("base64")}` } };
 }
 
-function withoutCredentials(url: URL): URL {
-  if (url.username === "" && url.password === "") return url;
-  const bare = new URL(url);
-  bare.username = "";
-  bare.password = "";
-  return bare;
-}
-
+/** Webhook URLs often hold their secret in the path or query (Slack, Discord): the log shows only the host. */
 function redact(url: URL): string {
   return `${url.protocol}//${url.host}/…`;
 }
