@@ -130,7 +130,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     // The screen first: capture work never delays the agent's bytes.
     { output: (chunk) => { if (!o.terminal.write(chunk)) agent.pause(); } },
     ...(o.record !== undefined ? [o.record] : []),
-    ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = watch?.listening(o.clock.now()) ?? false))] : []),
+    ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = watch?.listening(o.clock.now()) ?? false), o.clock)] : []),
     ...(quiet !== undefined ? [{ output: () => quiet.activity(), end: () => quiet.cancel() }] : []),
   ]);
   agent.onData((chunk) => sinks.output(chunk));
@@ -149,18 +149,47 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
 }
 
 /**
+ * How long the output stays quiet before the capture's held partial line is flushed. Under a
+ * flood the next read comes within microseconds and the line is held, as the skim needs; a TUI
+ * that drew its ID with cursor moves and waits for input has it read this long after.
+ */
+const QUIET_FLUSH_MS = 5;
+
+/**
  * The capture's sink; `judging` decides, per chunk, whether every line must be read. The capture
  * is made at the first output, after the screen has it: compiling the control scan's
  * WebAssembly takes a millisecond or two, which the agent's first bytes need not wait for.
  */
-function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void): OutputSink {
+function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void, clock: Clock): OutputSink {
   let capture: Capture | undefined;
+  // One timer at a time, armed when a read leaves bytes held; when it fires after more reads it
+  // is armed again instead of being reset on every read, which a flood would pay for per read.
+  let timer: Timer | undefined;
+  let reads = 0;
+  let readsWhenArmed = 0;
+  const arm = (): void => {
+    readsWhenArmed = reads;
+    timer = clock.setTimeout(quiet, QUIET_FLUSH_MS);
+  };
+  const quiet = (): void => {
+    timer = undefined;
+    if (capture === undefined || !capture.holding) return;
+    if (reads !== readsWhenArmed) {
+      arm();
+      return;
+    }
+    judging();
+    capture.flush(onLine);
+  };
   return {
     output(chunk) {
       judging();
       (capture ??= make()).push(chunk, onLine);
+      reads++;
+      if (timer === undefined && capture.holding) arm();
     },
     end() {
+      if (timer !== undefined) clock.clearTimeout(timer);
       judging();
       (capture ??= make()).end(onLine);
     },

@@ -125,7 +125,9 @@ const scanner = new ControlScan();
  * of whole lines offered to the skim first, as `run` does. `lines`: every line read, with its
  * number and offset; `skims`: how often lines were passed over.
  */
-function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned" | "skimmed"): { events: string[]; read: number; lines: string[]; skims: number } {
+function pinEvents(
+  plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boolean | "scanned" | "skimmed", quietAfter?: () => boolean,
+): { events: string[]; read: number; lines: string[]; skims: number } {
   const extractor = new Extractor(plugin, undefined, 67);
   let skims = 0;
   const skim = (lines: LinesBytes): boolean => {
@@ -141,7 +143,11 @@ function pinEvents(plugin: AgentPlugin, chunks: readonly Buffer[], filtered: boo
     lines.push(`${line.n} ${line.offset} ${line.text}`);
     for (const event of extractor.line(line).events) events.push(`${line.n} ${event.kind} ${event.pinned.id} ${event.pinned.state}`);
   };
-  for (const chunk of chunks) capture.push(chunk, onLine);
+  for (const chunk of chunks) {
+    capture.push(chunk, onLine);
+    // The output went quiet after this read, as `run`'s sink tells the capture.
+    if (quietAfter?.()) capture.flush(onLine);
+  }
   capture.end(onLine);
   return { events, read: lines.length, lines, skims };
 }
@@ -192,6 +198,9 @@ describe("skipping lines that cannot change the pin", () => {
           expect(skimmed.events, `${plugin.name}, output ${index}, round ${round}`).toEqual(all);
           expect(skimmed.lines, `${plugin.name}, output ${index}, round ${round}`).toEqual(scanned.lines);
         }
+        const flushed = pinEvents(plugin, largeChunks(output, random), "skimmed", () => random() < 0.3);
+        expect(flushed.events, `${plugin.name}, output ${index}, flushed`).toEqual(all);
+        expect(flushed.lines, `${plugin.name}, output ${index}, flushed`).toEqual(scanned.lines);
       }
     }
   });

@@ -200,6 +200,23 @@ export class Capture {
     this.#heldLength = length - rest;
   }
 
+  /**
+   * Whether bytes after the last LF are held back for the next piece to follow (a skim's partial
+   * line). A CR or a row move may have ended lines among them: `flush` delivers those.
+   */
+  get holding(): boolean {
+    return this.#heldLength > 0;
+  }
+
+  /**
+   * The held bytes go to the splitter, so the lines a CR or a row move ended among them are
+   * delivered now; only the line still open stays, in the splitter. For an output gone quiet: a
+   * TUI that drew its frame with cursor moves and waits for input must not wait for more output.
+   */
+  flush(onLine: (line: Line) => void): void {
+    this.#release(onLine);
+  }
+
   /** The held bytes go to the splitter: what comes next is not copied behind them. */
   #release(onLine: (line: Line) => void): void {
     if (this.#heldLength === 0) return;

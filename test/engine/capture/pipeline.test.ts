@@ -64,6 +64,22 @@ describe("capture pipeline", () => {
     expect(read({ wanted: () => true, controls: new ControlScan(), skim: () => false })).toEqual(plain);
   });
 
+  it("holds a skim's partial line for the next read, and delivers the rows cursor moves ended in it when flushed", () => {
+    const capture = new Capture({ wanted: () => true, controls: new ControlScan(), skim: () => false });
+    const lines: string[] = [];
+    const keep = (line: Line): void => void lines.push(`${line.n} ${line.text}`);
+    capture.push(Buffer.from("banner\n\x1b[2J\x1b[1;1Hframer 1.0\x1b[3;1HSession: framer-1a2b3c4d\x1b[5;1H> "), keep);
+    expect(lines).toEqual(["1 banner"]);
+    expect(capture.holding).toBe(true);
+    capture.flush(keep);
+    expect(lines).toEqual(["1 banner", "3 framer 1.0", "4 Session: framer-1a2b3c4d"]);
+    expect(capture.holding).toBe(false);
+    // The open line stays open: what follows continues it.
+    capture.push(Buffer.from("typed\n"), keep);
+    capture.end(keep);
+    expect(lines.at(-1)).toBe("5 > typed");
+  });
+
   it("numbers lines by every line break, blank ones included", async () => {
     const lines = captureAll([Buffer.from("a\n\n\nb\r\n")]);
     expect(lines.map((l) => [l.n, l.text])).toEqual([[1, "a"], [4, "b"]]);
