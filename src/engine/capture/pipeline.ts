@@ -208,6 +208,11 @@ export class Capture {
     return this.#heldLength > 0;
   }
 
+  /** Rows that may be a JSON line a screen snapshot wrapped are held: the lines that follow may complete it. */
+  get holdingRows(): boolean {
+    return this.#wrapped.holding;
+  }
+
   /**
    * The held bytes go to the splitter, so the lines a CR or a row move ended among them are
    * delivered now; only the line still open stays, in the splitter. For an output gone quiet: a

@@ -22,6 +22,8 @@ export class RangeReader {
   readonly #check = new PinCheck();
   readonly #buffer = Buffer.allocUnsafe(RANGE_READ_BYTES);
   readonly #turn = timerTurns();
+  /** The capture of the last blocks read, and where they ended: the next block may continue them. */
+  #open: { readonly capture: Capture; readonly feed: (line: Line) => void; end: number } | undefined;
 
   constructor(
     private readonly fd: number,
@@ -31,21 +33,40 @@ export class RangeReader {
     private readonly width = 0,
   ) {}
 
-  /** Reads [start, end), whose first line is number `before` + 1. */
+  /** Reads [start, end), whose first line is number `before` + 1, with the open capture when it ended at `start`. */
   async #read(start: number, end: number, before: number): Promise<void> {
-    const capture = new Capture({ width: this.width, wanted: (bytes) => this.extractor.mayChange(bytes) });
-    const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
+    let open = this.#open;
+    if (open?.end !== start) {
+      this.finish();
+      const capture = new Capture({ width: this.width, wanted: (bytes) => this.extractor.mayChange(bytes) });
+      const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
+      open = this.#open = { capture, feed, end: start };
+    }
     // A block to read can be most of a file (every line judged): timers get turns meanwhile.
     for (const chunk of rangeChunks(this.fd, start, end, this.#buffer)) {
-      capture.push(chunk, feed);
+      open.capture.push(chunk, open.feed);
       await this.#turn();
     }
-    capture.end(feed);
+    open.end = end;
   }
 
   /** A block of a stretch whose first line is number `base` + 1, ending at `end`. */
   async block(block: Block, end: number, base: number): Promise<void> {
-    if (!canSkip(block, this.extractor.tracker.current, this.#check)) await this.#read(block.start, end, base + block.before);
+    // Rows of a wrapped JSON line held at the end of the block read last go on into this one,
+    // which is read then, whatever it holds: a capture of its own would cut the line apart.
+    const rows = this.#open?.end === block.start && this.#open.capture.holdingRows;
+    if (!rows && canSkip(block, this.extractor.tracker.current, this.#check)) {
+      this.finish();
+      return;
+    }
+    await this.#read(block.start, end, base + block.before);
+  }
+
+  /** Ends the capture of the blocks read last: what it holds is delivered. */
+  finish(): void {
+    const open = this.#open;
+    this.#open = undefined;
+    open?.capture.end(open.feed);
   }
 }
 
@@ -105,6 +126,7 @@ export async function readBlocks(reader: RangeReader, scans: readonly StretchSca
       }
     }
   }
+  reader.finish();
 }
 
 /** One worker thread scanning one stretch; its messages in order, its failure as a rejection. */

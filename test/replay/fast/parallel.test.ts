@@ -106,6 +106,34 @@ describe("reading a file in stretches", () => {
     }
   });
 
+  it("reads the rows of a JSON line a screen snapshot wrapped, wherever the file is cut", async () => {
+    const random = seeded(47);
+    // A snapshot's rows: the line cut every 67 columns, each row ended by CRLF, as agentapi keeps them.
+    const wrapped = (line: string): string => (line.match(/.{1,67}/g) ?? []).join("\r\n") + "\r\n";
+    const [a, b, c] = ["a", "b", "c"].map((letter) => `T-${letter.repeat(8)}-1111-2222-3333-444444444444`) as [string, string, string];
+    const runOf = (id: string): string => transcript(random, 200_000, "T-").toString("latin1").replace(/T-[0-9a-f-]{36}/g, id);
+    // TUI rows naming no thread: a block to pass over, right after the rows.
+    const rows = Array.from({ length: 3000 }, (_, k) => `\x1b[${1 + (k % 20)};1H\x1b[36m│\x1b[0m working on it\r\n`).join("");
+    const bytes = Buffer.from([
+      runOf(a),
+      wrapped(`{"type":"system","subtype":"init","cwd":"/home/coder/project","session_id":"${b}","tools":["Bash"]}`),
+      rows,
+      runOf(b),
+      wrapped(`{"type":"assistant","message":{"text":"${"read the tests ".repeat(12)}"},"session_id":"${c}"}`),
+      rows,
+      runOf(c),
+    ].join(""), "latin1");
+    const path = join(dir, "wrapped.raw");
+    writeFileSync(path, bytes);
+    const whole = oneRead(agents.amp, bytes);
+    expect(whole.pins.filter((pin) => pin.includes(" changed "))).toEqual([expect.stringContaining(b), expect.stringContaining(c)]);
+    for (const count of [1, 2, 5]) {
+      const parts = await inStretches(agents.amp, path, bytes.length, count);
+      expect(parts.pins, `${count} stretches`).toEqual(whole.pins);
+      expect(parts.lines, `${count} stretches`).toEqual(whole.lines);
+    }
+  });
+
   it("finds the same blocks however the bytes arrive: byte runs, a whole 64 KiB read, more than one scan takes", () => {
     const random = seeded(29);
     let skipped = 0;
