@@ -11,7 +11,7 @@
  * - @lydell/node-pty (node-pty with prebuilt binaries): a native addon, found at run time in its
  *   platform package.
  * - undici: CommonJS that requires Node built-ins, which esbuild's ESM output cannot do. It loads
- *   only when a webhook fires.
+ *   only when a webhook fires, in the webhook thread (post-worker.js).
  * - zod: ~60 ms to load. Bundled, its code would be compiled on every start; as its own modules
  *   it loads only for a file that is not plainly valid (a hand-edited pointer, a user plugin, a
  *   recording's header).
@@ -25,6 +25,7 @@
  *
  * The entries keep the names and depth the code's `import.meta.url` lookups expect:
  * `./main.js` (demo), `../../package.json` (--version), `./scan-worker.js` (replay's workers),
+ * `./post-worker.js` (the webhook thread),
  * `../demo/fake-amp.js` (the demo agent, a program of its own that tsc writes to dist/demo).
  */
 import { build } from "esbuild";
@@ -60,8 +61,9 @@ const common = {
 };
 await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: `${outdir}/cli.js` });
 await build({ ...common, entryPoints: ["src/cli/launch.ts"], outfile: `${outdir}/main.js` });
-// Replay's worker runs in a thread of its own, which shares no module instances with the main thread.
+// Replay's and the webhooks' workers run in threads of their own, which share no module instances with the main thread.
 await build({ ...common, entryPoints: ["src/replay/fast/scan-worker.ts"], outfile: `${outdir}/scan-worker.js` });
+await build({ ...common, entryPoints: ["src/notify/post-worker.ts"], outfile: `${outdir}/post-worker.js` });
 
 // Its first line names cli.js's contents, for launch.ts's cache (BUNDLE_MARK).
 const cli = `${outdir}/cli.js`;

@@ -1,5 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { messageOf, SessionpinError } from "../errors.js";
+import type { Post, PostOutcome } from "./post.js";
+import { postOnThread } from "./post-thread.js";
 import type { Logger } from "../log/logger.js";
 
 /** What happened to the pinned ID. */
@@ -37,6 +39,8 @@ export interface NotifierOptions {
    * 3000: agentapi sends SIGKILL 5 s after its SIGINT, and the agent needs some of that to exit).
    */
   readonly settleMs?: number;
+  /** How a request is sent (default: from a thread of its own, post-thread.ts). */
+  readonly post?: Post;
 }
 
 const DEFAULTS = { timeoutMs: 5_000, attempts: 3, backoffMs: 500, settleMs: 3_000 } as const;
@@ -49,7 +53,8 @@ const DEFAULTS = { timeoutMs: 5_000, attempts: 3, backoffMs: 500, settleMs: 3_00
 export class Notifier {
   readonly #urls: readonly URL[];
   readonly #log: Logger;
-  readonly #o: Required<NotifierOptions>;
+  readonly #o: Required<Omit<NotifierOptions, "post">>;
+  readonly #post: Post;
   readonly #inFlight = new Set<Promise<void>>();
   /** Aborted by settled() at its deadline: ends requests and backoff waits alike. */
   readonly #abandon = new AbortController();
@@ -57,7 +62,9 @@ export class Notifier {
   constructor(urls: readonly string[], log: Logger, options: NotifierOptions = {}) {
     this.#urls = urls.map(parseUrl);
     this.#log = log;
-    this.#o = { ...DEFAULTS, ...options };
+    const { post, ...rest } = options;
+    this.#o = { ...DEFAULTS, ...rest };
+    this.#post = post ?? postOnThread();
     if (!(Number.isInteger(this.#o.attempts) && this.#o.attempts >= 1)) throw new RangeError(`attempts must be a whole number >= 1, got ${this.#o.attempts}`);
   }
 
@@ -133,28 +140,14 @@ export class Notifier {
     }
   }
 
-  async #attempt(url: URL, body: string): Promise<{ ok: true; status: number } | { ok: false; retry: boolean; error: string }> {
-    const { timeoutMs } = this.#o;
-    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#abandon.signal]);
-    try {
-      const { target, headers } = withCredentialsApart(url);
-      const response = await (await undici()).request(target, {
-        method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "sessionpin", ...headers },
-        body,
-        signal,
-      });
-      // Read the answer (up to 64 KiB; a bigger one just closes the connection), so the
-      // connection can be reused, and a stalled body times out too.
-      await response.body.dump({ limit: 64 * 1024, signal });
-      const status = response.statusCode;
-      if (status >= 200 && status < 300) return { ok: true, status };
-      // A server error, a timeout or rate limit on its side may pass; any other answer will not.
-      return { ok: false, retry: status >= 500 || status === 408 || status === 429, error: `HTTP ${status}` };
-    } catch (error) {
-      const timedOut = signal.aborted && !this.#abandon.signal.aborted;
-      return { ok: false, retry: true, error: timedOut ? `no answer within ${timeoutMs} ms` : describe(error) };
-    }
+  #attempt(url: URL, body: string): Promise<PostOutcome> {
+    const { target, headers } = withCredentialsApart(url);
+    return this.#post({
+      url: target.href,
+      headers: { "content-type": "application/json", "user-agent": "sessionpin", ...headers },
+      body,
+      timeoutMs: this.#o.timeoutMs,
+    }, this.#abandon.signal);
   }
 }
 
@@ -209,19 +202,4 @@ function withCredentialsApart(url: URL): { target: URL; headers: { authorization
 /** Webhook URLs often hold their secret in the path or query (Slack, Discord): the log shows only the host. */
 function redact(url: URL): string {
   return `${url.protocol}//${url.host}/…`;
-}
-
-function describe(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined;
-  const code = typeof e?.code === "string" ? e.code : typeof e?.cause?.code === "string" ? e.cause.code : undefined;
-  const message = messageOf(error);
-  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
-}
-
-// Loaded on the first delivery only: undici is the largest part of sessionpin's start-up, and
-// most runs send no webhook.
-let loaded: Promise<typeof import("undici")> | undefined;
-function undici(): Promise<typeof import("undici")> {
-  loaded ??= import("undici");
-  return loaded;
 }

@@ -3,12 +3,14 @@
  * times out and is retried while notify() has long returned; a failing one is retried with
  * backoff and given up on after N attempts; an unreachable port is logged; settled() is bounded.
  */
+import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionpinError } from "../../src/errors.js";
 import type { Logger } from "../../src/log/logger.js";
-import { Notifier, notifyUrls, type NotifyEvent } from "../../src/notify/webhook.js";
+import { Notifier, notifyUrls, type NotifierOptions, type NotifyEvent } from "../../src/notify/webhook.js";
+import { postOnThread } from "../../src/notify/post-thread.js";
 
 interface Received {
   readonly method: string | undefined;
@@ -63,6 +65,10 @@ function memoryLog(): Logger & { lines: string[] } {
   return { lines, info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), close: () => undefined };
 }
 
+// The webhook thread as tsc built it (npm test builds first): Node runs no TypeScript in a thread.
+const thread = postOnThread(new URL("../../dist/notify/post-worker.js", import.meta.url));
+const notifierFor = (urls: readonly string[], log: Logger, options: NotifierOptions = {}): Notifier => new Notifier(urls, log, { post: thread, ...options });
+
 const EVENT: NotifyEvent = {
   kind: "captured",
   agent: "amp",
@@ -85,10 +91,51 @@ function returnsBeforeDelivery(notifier: Notifier, event: NotifyEvent, server: {
 }
 
 describe("a receiver that answers", () => {
+  it("is sent to from a thread of its own: undici never loads on the thread that relays the agent's bytes", async () => {
+    const server = await serve(status(204));
+    // Set by undici's first request, in the thread that makes it (Node's own fetch would too; nothing here calls it).
+    const dispatcher = Symbol.for("undici.globalDispatcher.1");
+    expect((globalThis as Record<symbol, unknown>)[dispatcher]).toBeUndefined();
+    const notifier = notifierFor([server.url], memoryLog());
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(1);
+    expect((globalThis as Record<symbol, unknown>)[dispatcher]).toBeUndefined();
+  });
+
+  it("logs a webhook thread that cannot start, and starts one again for the next attempt", async () => {
+    const server = await serve(status(204));
+    const log = memoryLog();
+    const missing = postOnThread(new URL("../../dist/notify/no-such-worker.js", import.meta.url));
+    const notifier = new Notifier([server.url], log, { post: missing, attempts: 2, backoffMs: 10 });
+    notifier.notify(EVENT);
+    await notifier.settled();
+    expect(server.received).toHaveLength(0);
+    expect(log.lines.filter((line) => line.includes("the webhook thread failed"))).toHaveLength(2);
+    expect(log.lines.at(-1)).toMatch(/^warn notify: gave up sending captured .* after 2 attempt\(s\): the webhook thread failed: /);
+  });
+
+  it("leaves no thread that keeps a process alive once its deliveries are over", async () => {
+    const server = await serve(status(204));
+    const script = `
+      const { Notifier } = await import(${JSON.stringify(new URL("../../dist/notify/webhook.js", import.meta.url).href)});
+      const notifier = new Notifier([process.env.HOOK], { info() {}, warn: console.error, close() {} });
+      notifier.notify(${JSON.stringify(EVENT)});
+      await notifier.settled();`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, HOOK: server.url }, stdio: "inherit" });
+    const exited = await Promise.race([
+      new Promise<number | null>((resolve) => child.on("exit", resolve)),
+      new Promise<"alive">((resolve) => setTimeout(() => resolve("alive"), 10_000)),
+    ]);
+    child.kill("SIGKILL");
+    expect(server.received).toHaveLength(1);
+    expect(exited).toBe(0);
+  });
+
   it("gets the event as a JSON POST, and the log says it was sent", async () => {
     const server = await serve(status(204));
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log);
+    const notifier = notifierFor([server.url], log);
     notifier.notify(EVENT);
     await notifier.settled();
     expect(server.received).toHaveLength(1);
@@ -103,14 +150,14 @@ describe("a receiver that answers", () => {
     const url = new URL(server.url);
     url.username = "bot";
     url.password = "s3cret:x";
-    const notifier = new Notifier([url.toString()], log);
+    const notifier = notifierFor([url.toString()], log);
     notifier.notify(EVENT);
     await notifier.settled();
     expect(server.received.map((r) => r.authorization)).toEqual([`Basic ${Buffer.from("bot:s3cret:x").toString("base64")}`]);
     expect(log.lines.join("\n")).not.toMatch(/bot|s3cret/);
     // Without credentials, no header.
     const plain = await serve(status(204));
-    const other = new Notifier([plain.url], memoryLog());
+    const other = notifierFor([plain.url], memoryLog());
     other.notify(EVENT);
     await other.settled();
     expect(plain.received.map((r) => r.authorization)).toEqual([undefined]);
@@ -119,7 +166,7 @@ describe("a receiver that answers", () => {
   it("sends every event to every URL, and never logs a URL's path or query (they hold secrets)", async () => {
     const [a, b] = [await serve(status(200)), await serve(status(200))];
     const log = memoryLog();
-    const notifier = new Notifier([a.url, b.url], log);
+    const notifier = notifierFor([a.url, b.url], log);
     notifier.notify(EVENT);
     notifier.notify({ ...EVENT, kind: "changed", id: "T-019c479a-0000-72af-a2d1-65a965c076ec", previous: EVENT.id });
     await notifier.settled();
@@ -133,7 +180,7 @@ describe("a receiver that answers", () => {
 
   it("does nothing without URLs", async () => {
     const log = memoryLog();
-    const notifier = new Notifier([], log);
+    const notifier = notifierFor([], log);
     expect(notifier.enabled).toBe(false);
     notifier.notify(EVENT);
     await notifier.settled();
@@ -146,7 +193,7 @@ describe("a slow receiver", () => {
     // Never answers: every attempt ends at the timeout.
     const server = await serve(() => undefined);
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log, { timeoutMs: 200, backoffMs: 20, attempts: 3 });
+    const notifier = notifierFor([server.url], log, { timeoutMs: 200, backoffMs: 20, attempts: 3 });
     expect(returnsBeforeDelivery(notifier, EVENT, server)).toBe(true);
     // The caller's event loop is free while the delivery waits.
     const ticks = await new Promise<number>((resolve) => {
@@ -166,7 +213,7 @@ describe("a slow receiver", () => {
   it("settled() waits no longer than its deadline, then abandons the delivery and logs it", async () => {
     const server = await serve(() => undefined);
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log, { timeoutMs: 30_000 });
+    const notifier = notifierFor([server.url], log, { timeoutMs: 30_000 });
     notifier.notify(EVENT);
     const start = Date.now();
     await notifier.settled(300);
@@ -180,7 +227,7 @@ describe("a slow receiver", () => {
   it("settled() also ends a backoff wait at its deadline", async () => {
     const server = await serve(status(503));
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log, { backoffMs: 60_000 });
+    const notifier = notifierFor([server.url], log, { backoffMs: 60_000 });
     notifier.notify(EVENT);
     const start = Date.now();
     await notifier.settled(500);
@@ -194,7 +241,7 @@ describe("a failing receiver", () => {
   it("is retried after a 500, and the second attempt's success is logged", async () => {
     const server = await serve((n, res) => void res.writeHead(n === 1 ? 500 : 200).end());
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log, { backoffMs: 50 });
+    const notifier = notifierFor([server.url], log, { backoffMs: 50 });
     notifier.notify(EVENT);
     await notifier.settled();
     expect(server.received).toHaveLength(2);
@@ -208,7 +255,7 @@ describe("a failing receiver", () => {
   it("always 500: gives up after N attempts, waiting twice as long before each retry", async () => {
     const server = await serve(status(500));
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log, { attempts: 4, backoffMs: 100 });
+    const notifier = notifierFor([server.url], log, { attempts: 4, backoffMs: 100 });
     notifier.notify(EVENT);
     await notifier.settled();
     expect(server.received).toHaveLength(4);
@@ -222,7 +269,7 @@ describe("a failing receiver", () => {
   it("a 4xx is not retried: the request itself is wrong", async () => {
     const server = await serve(status(404));
     const log = memoryLog();
-    const notifier = new Notifier([server.url], log, { backoffMs: 10 });
+    const notifier = notifierFor([server.url], log, { backoffMs: 10 });
     notifier.notify(EVENT);
     await notifier.settled();
     expect(server.received).toHaveLength(1);
@@ -231,7 +278,7 @@ describe("a failing receiver", () => {
 
   it("429 and 408 are retried", async () => {
     const server = await serve((n, res) => void res.writeHead(n === 1 ? 429 : n === 2 ? 408 : 201).end());
-    const notifier = new Notifier([server.url], memoryLog(), { backoffMs: 10 });
+    const notifier = notifierFor([server.url], memoryLog(), { backoffMs: 10 });
     notifier.notify(EVENT);
     await notifier.settled();
     expect(server.received).toHaveLength(3);
@@ -243,7 +290,7 @@ describe("an unreachable receiver", () => {
     const port = await closedPort();
     const good = await serve(status(200));
     const log = memoryLog();
-    const notifier = new Notifier([`http://127.0.0.1:${port}/hook`, good.url], log, { backoffMs: 10 });
+    const notifier = notifierFor([`http://127.0.0.1:${port}/hook`, good.url], log, { backoffMs: 10 });
     expect(returnsBeforeDelivery(notifier, EVENT, good)).toBe(true);
     await notifier.settled();
     expect(good.received).toHaveLength(1);
