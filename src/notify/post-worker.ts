@@ -1,6 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import { postHere } from "./post.js";
-import type { PostMessage } from "./post-thread.js";
+import type { PostMessage, PostReply } from "./post-thread.js";
 
 // The webhook thread: each request posted here is sent with undici, its outcome posted back.
 const port = parentPort;
@@ -14,6 +14,6 @@ port?.on("message", (message: PostMessage) => {
   running.set(message.id, abandon);
   void postHere(message.request, abandon.signal).then((outcome) => {
     running.delete(message.id);
-    port.postMessage({ id: message.id, outcome });
+    port.postMessage({ id: message.id, outcome } satisfies PostReply);
   });
 });

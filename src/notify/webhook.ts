@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { messageOf, SessionpinError } from "../errors.js";
 import type { Post, PostOutcome } from "./post.js";
@@ -44,6 +45,8 @@ export interface NotifierOptions {
 }
 
 const DEFAULTS = { timeoutMs: 5_000, attempts: 3, backoffMs: 500, settleMs: 3_000 } as const;
+/** How long settled() waits, after its deadline, for the deliveries it abandoned to end. */
+const ABANDON_GRACE_MS = 500;
 
 /**
  * POSTs pin events to webhooks. `notify()` returns at once and never throws: the PTY must never
@@ -65,6 +68,8 @@ export class Notifier {
     const { post, ...rest } = options;
     this.#o = { ...DEFAULTS, ...rest };
     this.#post = post ?? postOnThread();
+    // Every attempt and backoff wait in flight listens to it: Node's warning past 10 would land on the agent's screen.
+    setMaxListeners(0, this.#abandon.signal);
     if (!(Number.isInteger(this.#o.attempts) && this.#o.attempts >= 1)) throw new RangeError(`attempts must be a whole number >= 1, got ${this.#o.attempts}`);
   }
 
@@ -106,7 +111,9 @@ export class Notifier {
         if (first === "deadline") {
           this.#log.warn(`notify: ${this.#inFlight.size} delivery(ies) still running after ${deadlineMs} ms at exit: abandoned`);
           this.#abandon.abort();
-          await Promise.allSettled([...this.#inFlight]);
+          // Abandoned requests end at once; one whose answer does not come cannot hold the exit.
+          const grace = delay(ABANDON_GRACE_MS, undefined, { signal: timer.signal }).catch(() => undefined);
+          await Promise.race([Promise.allSettled([...this.#inFlight]), grace]);
           return;
         }
       }

@@ -1,82 +1,20 @@
 /**
- * Webhook deliveries against real HTTP servers on 127.0.0.1: the JSON arrives; a slow receiver
+ * Webhook deliveries against real HTTP servers on 127.0.0.1, sent from the test's thread (the
+ * webhook thread itself: post-thread.test.ts): the JSON arrives; a slow receiver
  * times out and is retried while notify() has long returned; a failing one is retried with
  * backoff and given up on after N attempts; an unreachable port is logged; settled() is bounded.
  */
-import { spawn } from "node:child_process";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionpinError } from "../../src/errors.js";
 import type { Logger } from "../../src/log/logger.js";
+import { postHere } from "../../src/notify/post.js";
 import { Notifier, notifyUrls, type NotifierOptions, type NotifyEvent } from "../../src/notify/webhook.js";
-import { postOnThread } from "../../src/notify/post-thread.js";
+import { closedPort, closeReceivers, EVENT, memoryLog, serve, status } from "../helpers/webhook-receiver.js";
 
-interface Received {
-  readonly method: string | undefined;
-  readonly contentType: string | undefined;
-  readonly authorization: string | undefined;
-  readonly body: string;
-  readonly at: number;
-}
+const notifierFor = (urls: readonly string[], log: Logger, options: NotifierOptions = {}): Notifier => new Notifier(urls, log, { post: postHere, ...options });
 
-interface TestServer {
-  readonly url: string;
-  readonly received: Received[];
-}
+afterEach(closeReceivers);
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
-
-/** A server whose `answer(n, res)` handles the n-th request (1-based), after its body arrived. */
-async function serve(answer: (n: number, res: ServerResponse) => void): Promise<TestServer> {
-  const received: Received[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    const parts: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => parts.push(chunk));
-    req.on("end", () => {
-      received.push({ method: req.method, contentType: req.headers["content-type"], authorization: req.headers.authorization, body: Buffer.concat(parts).toString("utf8"), at: Date.now() });
-      answer(received.length, res);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/secret-token?key=abc`, received };
-}
-
-const status = (code: number) => (_n: number, res: ServerResponse): void => void res.writeHead(code).end("{}");
-
-/** A port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function memoryLog(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, info: (m) => void lines.push(`info ${m}`), warn: (m) => void lines.push(`warn ${m}`), close: () => undefined };
-}
-
-// The webhook thread as tsc built it (npm test builds first): Node runs no TypeScript in a thread.
-const thread = postOnThread(new URL("../../dist/notify/post-worker.js", import.meta.url));
-const notifierFor = (urls: readonly string[], log: Logger, options: NotifierOptions = {}): Notifier => new Notifier(urls, log, { post: thread, ...options });
-
-const EVENT: NotifyEvent = {
-  kind: "captured",
-  agent: "amp",
-  id: "T-019c479a-39cc-72af-a2d1-65a965c076ec",
-  cwd: "/home/coder/project",
-  pointer: "/home/coder/.amp-module/sessionpin-amp.json",
-  time: "2026-11-22T21:38:58.282Z",
-};
 
 /** notify() and how long it took to return. */
 /**
@@ -91,47 +29,6 @@ function returnsBeforeDelivery(notifier: Notifier, event: NotifyEvent, server: {
 }
 
 describe("a receiver that answers", () => {
-  it("is sent to from a thread of its own: undici never loads on the thread that relays the agent's bytes", async () => {
-    const server = await serve(status(204));
-    // Set by undici's first request, in the thread that makes it (Node's own fetch would too; nothing here calls it).
-    const dispatcher = Symbol.for("undici.globalDispatcher.1");
-    expect((globalThis as Record<symbol, unknown>)[dispatcher]).toBeUndefined();
-    const notifier = notifierFor([server.url], memoryLog());
-    notifier.notify(EVENT);
-    await notifier.settled();
-    expect(server.received).toHaveLength(1);
-    expect((globalThis as Record<symbol, unknown>)[dispatcher]).toBeUndefined();
-  });
-
-  it("logs a webhook thread that cannot start, and starts one again for the next attempt", async () => {
-    const server = await serve(status(204));
-    const log = memoryLog();
-    const missing = postOnThread(new URL("../../dist/notify/no-such-worker.js", import.meta.url));
-    const notifier = new Notifier([server.url], log, { post: missing, attempts: 2, backoffMs: 10 });
-    notifier.notify(EVENT);
-    await notifier.settled();
-    expect(server.received).toHaveLength(0);
-    expect(log.lines.filter((line) => line.includes("the webhook thread failed"))).toHaveLength(2);
-    expect(log.lines.at(-1)).toMatch(/^warn notify: gave up sending captured .* after 2 attempt\(s\): the webhook thread failed: /);
-  });
-
-  it("leaves no thread that keeps a process alive once its deliveries are over", async () => {
-    const server = await serve(status(204));
-    const script = `
-      const { Notifier } = await import(${JSON.stringify(new URL("../../dist/notify/webhook.js", import.meta.url).href)});
-      const notifier = new Notifier([process.env.HOOK], { info() {}, warn: console.error, close() {} });
-      notifier.notify(${JSON.stringify(EVENT)});
-      await notifier.settled();`;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, HOOK: server.url }, stdio: "inherit" });
-    const exited = await Promise.race([
-      new Promise<number | null>((resolve) => child.on("exit", resolve)),
-      new Promise<"alive">((resolve) => setTimeout(() => resolve("alive"), 10_000)),
-    ]);
-    child.kill("SIGKILL");
-    expect(server.received).toHaveLength(1);
-    expect(exited).toBe(0);
-  });
-
   it("gets the event as a JSON POST, and the log says it was sent", async () => {
     const server = await serve(status(204));
     const log = memoryLog();
