@@ -22,8 +22,8 @@ export class RangeReader {
   readonly #check = new PinCheck();
   readonly #buffer = Buffer.allocUnsafe(RANGE_READ_BYTES);
   readonly #turn = timerTurns();
-  /** The capture of the last blocks read, and where they ended: the next block may continue them. */
-  #open: { readonly capture: Capture; readonly feed: (line: Line) => void; end: number } | undefined;
+  /** The capture of the block read last, while the next block may go on with it. */
+  #open: { readonly capture: Capture; readonly feed: (line: Line) => void } | undefined;
 
   constructor(
     private readonly fd: number,
@@ -33,31 +33,29 @@ export class RangeReader {
     private readonly width = 0,
   ) {}
 
-  /** Reads [start, end), whose first line is number `before` + 1, with the open capture when it ended at `start`. */
+  /** Reads [start, end), whose first line is number `before` + 1, with the capture still open if there is one. */
   async #read(start: number, end: number, before: number): Promise<void> {
-    let open = this.#open;
-    if (open?.end !== start) {
-      this.finish();
-      const capture = new Capture({ width: this.width, wanted: (bytes) => this.extractor.mayChange(bytes) });
-      const feed = (line: Line): void => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start });
-      open = this.#open = { capture, feed, end: start };
-    }
+    const open = (this.#open ??= this.#capture(start, before));
     // A block to read can be most of a file (every line judged): timers get turns meanwhile.
     for (const chunk of rangeChunks(this.fd, start, end, this.#buffer)) {
       open.capture.push(chunk, open.feed);
       await this.#turn();
     }
-    open.end = end;
+  }
+
+  #capture(start: number, before: number): { capture: Capture; feed: (line: Line) => void } {
+    const capture = new Capture({ width: this.width, wanted: (bytes) => this.extractor.mayChange(bytes) });
+    return { capture, feed: (line) => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start }) };
   }
 
   /** A block of a stretch whose first line is number `base` + 1, ending at `end`. */
   async block(block: Block, end: number, base: number): Promise<void> {
     // Rows of a wrapped JSON line held at the end of the block read last go on into this one,
     // which is read then, whatever it holds: a capture of its own would cut the line apart.
-    const rows = this.#open?.end === block.start && this.#open.capture.holdingRows;
-    if (!rows && canSkip(block, this.extractor.tracker.current, this.#check)) {
+    if (this.#open?.capture.holdingRows !== true) {
+      // Its last line is delivered before the pin it may change decides on this block.
       this.finish();
-      return;
+      if (canSkip(block, this.extractor.tracker.current, this.#check)) return;
     }
     await this.#read(block.start, end, base + block.before);
   }
