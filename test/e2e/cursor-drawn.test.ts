@@ -10,14 +10,17 @@ afterEach(() => cleanup.run());
  * A full-screen TUI draws its rows with cursor moves, never a newline, and then waits for input.
  * Its session ID must be pinned while it waits, not at the next output or at its exit.
  */
-it("pins an ID a TUI drew with cursor moves and no newline while the TUI waits for input", async () => {
+it.each([
+  ["a row move", String.raw`\033[2J\033[1;1Hframer 1.0\033[3;1HSession: framer-1a2b3c4d\033[5;1H> `],
+  ["a carriage return", String.raw`\033[2J\033[1;1Hframer 1.0\033[3;1HSession: framer-1a2b3c4d\r`],
+])("pins an ID a TUI drew with cursor moves, ended by %s and no newline, while the TUI waits for input", async (_, frame) => {
   const sb = cleanup.sandbox();
   const bin = join(sb.dir, "bin");
   mkdirSync(bin);
   const framer = join(bin, "framer");
   writeFileSync(framer, [
     "#!/bin/sh",
-    String.raw`printf '\033[2J\033[1;1Hframer 1.0\033[3;1HSession: framer-1a2b3c4d\033[5;1H> '`,
+    `printf '${frame}'`,
     "exec sleep 30",
     "",
   ].join("\n"));

@@ -95,6 +95,8 @@ export class LineSplitter {
   #offset = 0;
   /** The rest of an overlong line, already emitted cut, is being skipped. */
   #dropping = false;
+  /** `quiet` ended a line at a CR run: more CRs and one LF that follow are its separator still. */
+  #afterCr = false;
 
   constructor(private readonly maxLineBytes = MAX_LINE_BYTES) {}
 
@@ -105,7 +107,12 @@ export class LineSplitter {
 
   /** Between lines: nothing held back, so what comes next starts a line. */
   get idle(): boolean {
-    return this.#carry === "" && !this.#dropping;
+    return this.#carry === "" && !this.#dropping && !this.#afterCr;
+  }
+
+  /** The line still open ends in a CR run: `quiet` would deliver it. */
+  get endsInCr(): boolean {
+    return !this.#dropping && this.#carry.charCodeAt(this.#carry.length - 1) === CR;
   }
 
   /** Passes over `bytes` bytes of whole lines holding `breaks` line breaks (ControlScan.shape counted them). */
@@ -117,9 +124,40 @@ export class LineSplitter {
 
   /** `encoding` "latin1": a string chunk is bytes already (one character per byte), not text. */
   push(chunk: Uint8Array | string, encoding: "utf8" | "latin1" = "utf8"): RawLine[] {
-    if (typeof chunk !== "string") this.#carry += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
-    else this.#carry += encoding === "latin1" ? chunk : asBytes(chunk);
+    let bytes = typeof chunk !== "string" ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1") : encoding === "latin1" ? chunk : asBytes(chunk);
+    if (this.#afterCr) bytes = this.#separatorRest(bytes);
+    this.#carry += bytes;
     return this.#split(false);
+  }
+
+  /**
+   * The output went quiet: a line that ends in a CR run is delivered now, where a chunk boundary
+   * makes it wait for the next byte (an LF would make the CRs part of a CRLF). A TUI that wrote
+   * its last row with a CR and waits for input has it read. What follows is read as if it had
+   * come at once: more CRs and an LF after them are that line's separator.
+   */
+  quiet(): RawLine[] {
+    if (!this.endsInCr) return [];
+    const text = this.#carry;
+    const lines: RawLine[] = [];
+    const content = text.replace(/\r+$/, "");
+    this.#take(lines, content, text.length - content.length);
+    this.#carry = "";
+    this.#searched = 0;
+    this.#afterCr = true;
+    return lines;
+  }
+
+  /** `bytes` without the CRs and the LF that continue the separator `quiet` ended a line at. */
+  #separatorRest(bytes: string): string {
+    let at = 0;
+    while (bytes.charCodeAt(at) === CR) at++;
+    if (at < bytes.length) {
+      if (bytes.charCodeAt(at) === LF) at++;
+      this.#afterCr = false;
+    }
+    this.#offset += at;
+    return at === 0 ? bytes : bytes.slice(at);
   }
 
   end(): RawLine[] {

@@ -201,11 +201,12 @@ export class Capture {
   }
 
   /**
-   * Whether bytes after the last LF are held back for the next piece to follow (a skim's partial
-   * line). A CR or a row move may have ended lines among them: `flush` delivers those.
+   * Whether bytes after the last LF are held back: a skim's partial line, for the next piece to
+   * follow, or a line ended by a CR run that waits for its next byte. `flush` delivers the lines
+   * a CR or a row move ended among them.
    */
   get holding(): boolean {
-    return this.#heldLength > 0;
+    return this.#heldLength > 0 || this.#splitter.endsInCr;
   }
 
   /** Rows that may be a JSON line a screen snapshot wrapped are held: the lines that follow may complete it. */
@@ -215,11 +216,13 @@ export class Capture {
 
   /**
    * The held bytes go to the splitter, so the lines a CR or a row move ended among them are
-   * delivered now; only the line still open stays, in the splitter. For an output gone quiet: a
-   * TUI that drew its frame with cursor moves and waits for input must not wait for more output.
+   * delivered now, a last one ended by a CR run too; only the line still open stays, in the
+   * splitter. For an output gone quiet: a TUI that drew its frame with cursor moves and waits
+   * for input must not wait for more output.
    */
   flush(onLine: (line: Line) => void): void {
     this.#release(onLine);
+    this.#deliver(this.#splitter.quiet(), onLine);
   }
 
   /** The held bytes go to the splitter: what comes next is not copied behind them. */
