@@ -27,7 +27,11 @@ const anchored = (source: string): RegExp => new RegExp(`^(?:${source})$`);
 export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
   const spec = withDefaults(declaration);
   if (spec.prompt.via === "flag" && spec.prompt.flag === undefined) throw new PluginError("prompt.flag", 'required when prompt.via is "flag"');
-  const argv: ArgvSpec = { values: [...spec.valueOptions, ...spec.prompt.dropFlags, ...(spec.prompt.flag ? [spec.prompt.flag] : [])] };
+  const values = [...spec.valueOptions, ...spec.prompt.dropFlags, ...(spec.prompt.flag ? [spec.prompt.flag] : [])];
+  const both = spec.prompt.dropSwitches.find((name) => values.includes(name));
+  if (both !== undefined) throw new PluginError("prompt.dropSwitches", `${both} takes a value (valueOptions, dropFlags or prompt.flag): a switch takes none`);
+  const argv: ArgvSpec = { values };
+  const dropped = [...spec.prompt.dropFlags, ...spec.prompt.dropSwitches];
   const ownMessage = (args: readonly string[]): string | undefined => {
     const tokens = tokenize(args, argv);
     if (spec.prompt.via === "flag") return optionValue(tokens, [spec.prompt.flag ?? ""]) || undefined;
@@ -35,7 +39,7 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
     return words.length > 0 ? words.join(" ") : undefined;
   };
   const withoutPrompt = (args: readonly string[]): string[] => {
-    const tokens = withoutOptions(tokenize(args, argv), spec.prompt.dropFlags);
+    const tokens = withoutOptions(tokenize(args, argv), dropped);
     return render(spec.prompt.dropPositionals ? withoutPositionals(tokens) : tokens);
   };
   return {
@@ -69,7 +73,7 @@ function withDefaults(d: DeclarativePlugin) {
     json: d.json ?? [],
     text: d.text ?? [],
     valueOptions: d.valueOptions ?? [],
-    prompt: { via: d.prompt?.via ?? "pty", flag: d.prompt?.flag, dropFlags: d.prompt?.dropFlags ?? [], dropPositionals: d.prompt?.dropPositionals ?? false, oneShot: d.prompt?.oneShot ?? [] },
+    prompt: { via: d.prompt?.via ?? "pty", flag: d.prompt?.flag, dropFlags: d.prompt?.dropFlags ?? [], dropSwitches: d.prompt?.dropSwitches ?? [], dropPositionals: d.prompt?.dropPositionals ?? false, oneShot: d.prompt?.oneShot ?? [] },
     rejected: d.rejected ?? [],
     transient: d.transient ?? [],
   };

@@ -29,6 +29,17 @@ describe("definePlugin", () => {
     expect(plugin.coldArgs(["-p", "own"], "do it")).toEqual({ args: ["-p", "own"], promptVia: "none" });
   });
 
+  it("drops a switch on a warm start and keeps the word after it", () => {
+    const plugin = definePlugin({ ...base, prompt: { via: "positional", dropSwitches: ["--new"], dropPositionals: false } });
+    expect(plugin.warmArgs(["--new", "src", "--verbose"], "acme-0123abcd")).toEqual(["src", "--verbose", "--resume", "acme-0123abcd"]);
+    // A dropFlags entry takes its value with it, as documented.
+    const flags = definePlugin({ ...base, prompt: { via: "positional", dropFlags: ["--new"] } });
+    expect(flags.warmArgs(["--new", "src", "--verbose"], "acme-0123abcd")).toEqual(["--verbose", "--resume", "acme-0123abcd"]);
+    expect(parsePlugin({ ...base, valueOptions: ["--new"], prompt: { dropSwitches: ["--new"] } })).toEqual({
+      problems: ["field prompt.dropSwitches: --new takes a value (valueOptions, dropFlags or prompt.flag): a switch takes none"],
+    });
+  });
+
   it("treats positionals as the prompt when told to, and keeps option values apart from them", () => {
     const plugin = definePlugin({ ...base, valueOptions: ["--model"], prompt: { via: "positional", dropPositionals: true } });
     expect(plugin.warmArgs(["--model", "big", "fix the bug"], "acme-0123abcd")).toEqual(["--model", "big", "--resume", "acme-0123abcd"]);

@@ -45,6 +45,8 @@ export const DeclarativePluginSchema = z.strictObject({
       flag: z.string().optional(),
       /** Options removed (with their values) on a warm start. */
       dropFlags: z.array(z.string()).optional(),
+      /** Options without a value removed on a warm start (`--new`): the word after one stays. */
+      dropSwitches: z.array(z.string()).optional(),
       /** Whether positional words are the prompt and dropped on a warm start. */
       dropPositionals: z.boolean().optional(),
       /**
