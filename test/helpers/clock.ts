@@ -19,6 +19,11 @@ export class ManualClock implements Clock {
     this.#timers = this.#timers.filter((t) => t.handle !== timer);
   }
 
+  /** Timers set and neither fired nor cleared. */
+  get pending(): number {
+    return this.#timers.length;
+  }
+
   /** Moves time forward, firing due timers in order. */
   advance(ms: number): void {
     const until = this.#now + ms;

@@ -39,6 +39,26 @@ function attempt(extra: Partial<AttemptOptions> = {}) {
 }
 
 describe("one attempt, live loop", () => {
+  it("reads rows a TUI ended with cursor moves 5 ms after the output went quiet, not while more keeps coming", async () => {
+    const { clock, agent, pins, outcome } = attempt();
+    const other = "1b2c3d4e-5f60-4718-8293-a4b5c6d7e8f9";
+    // No fallback window: lines the pin cannot change are passed over, and a partial line held.
+    agent.print(`banner\r\n\x1b[3;1HSession ID: ${other}\x1b[5;1H> `);
+    clock.advance(4);
+    expect(pins).toEqual([]);
+    agent.print("\x1b[5;3H");
+    clock.advance(1);
+    // More came before the timer: it waits again.
+    expect(pins).toEqual([]);
+    clock.advance(4);
+    expect(pins).toEqual([]);
+    clock.advance(1);
+    expect(pins).toEqual([expect.objectContaining({ kind: "changed", pinned: expect.objectContaining({ id: other }) })]);
+    agent.end(0);
+    await outcome;
+    expect(clock.pending).toBe(0);
+  });
+
   it("passes output to the screen first and pauses the agent when the screen pushes back", async () => {
     const { agent, screen, outcome } = attempt();
     agent.print("hello\r\n");
