@@ -72,10 +72,16 @@ async function answered(driver: PtyDriver, sb: Sandbox, text: string, answer: st
  */
 const runTui = (sb: Sandbox, options: readonly string[], command: readonly string[]): string[] => run(sb, [...options, "--prompt-quiet", "2"], command);
 
-/** The first line of the session's events.jsonl (Copilot's session.start), once it is written (not always with the folder). */
+/**
+ * The first line of the session's events.jsonl (Copilot's session.start), once it is written
+ * whole: the file is not always there with the folder, and not always with its first line.
+ */
 async function sessionStart(sb: Sandbox, id: string): Promise<Record<string, unknown>> {
-  const first = await waitUntil(() => (existsSync(eventsFile(sb, id)) ? readFileSync(eventsFile(sb, id), "utf8").split("\n")[0] : undefined), "events.jsonl");
-  return JSON.parse(first) as Record<string, unknown>;
+  const firstLine = (): string | undefined => {
+    const text = existsSync(eventsFile(sb, id)) ? readFileSync(eventsFile(sb, id), "utf8") : "";
+    return text.includes("\n") ? text.slice(0, text.indexOf("\n")) : undefined;
+  };
+  return JSON.parse(await waitUntil(firstLine, "events.jsonl's first line")) as Record<string, unknown>;
 }
 
 describe(`GitHub Copilot CLI ${VERSION}, interactive, agentapi-like`, () => {
