@@ -1,8 +1,8 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
 import type { DeclarativePlugin } from "./declarative.js";
 import type { AgentPlugin, ColdStart, RunContext, SessionStore } from "./types.js";
+import { storeHome } from "../home.js";
 
 /**
  * What pi (@mariozechner/pi-coding-agent) and its fork omp (@oh-my-pi/pi-coding-agent) share:
@@ -107,7 +107,7 @@ export interface FamilyArgv {
 }
 
 // argv rewriting gets no RunContext (a core gap): the same home and cwd the core builds it from.
-const here = (): Pick<RunContext, "home" | "cwd"> => ({ home: process.env["HOME"] ?? homedir(), cwd: process.cwd() });
+const here = (): Pick<RunContext, "home" | "cwd"> => ({ home: storeHome(process.env), cwd: process.cwd() });
 
 /** `-p`/`--print` and `--mode json` answer once and exit (both, in pi 0.73.1 and omp 18.2.3). */
 const answersOnce = (tokens: readonly Token[]): boolean => hasOption(tokens, ["-p", "--print"]) || optionValue(tokens, ["--mode"]) === "json";

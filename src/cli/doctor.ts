@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { pluginNamed } from "../agents/registry.js";
 import { pluginDir } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -11,6 +10,7 @@ import { EXIT } from "../errors.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { agentName, choosePlugin, parseWithCommand, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
+import { homeOf, storeHome } from "../home.js";
 
 export const DOCTOR_USAGE = `Usage: sessionpin doctor [--json] [--agent NAME] [--pointer PATH] [--key NAME] [--plugin FILE] [-- <agent> [args…]]
 
@@ -86,7 +86,7 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
   } else {
     checks.push(...(await agentChecks(target.executable, c.env, c.cwd, c.timeoutMs)));
     checks.push(pluginCheck(target.plugin, target.executable, userFiles));
-    checks.push(...(target.plugin?.advice?.({ home: c.env["HOME"] ?? homedir(), cwd: c.cwd, env: c.env }) ?? []));
+    checks.push(...(target.plugin?.advice?.({ home: storeHome(c.env), cwd: c.cwd, env: c.env }) ?? []));
   }
   if (target !== undefined && target.plugin === undefined) {
     checks.push({ name: "pointer", status: "skip", detail: `no plugin for ${JSON.stringify(target.executable)}: no pointer is kept` });
@@ -96,13 +96,13 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     pointer = here.pointer;
     if (here.from !== undefined) checks.push({ name: "pointer-of", status: "info", detail: `the running sessionpin run (pid ${here.from.pid}, in ${here.from.cwd}) uses ${pointer}`, data: { ...here.from } });
     const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
-    const context = { home: c.env["HOME"] ?? homedir(), cwd: c.cwd, env: c.env };
+    const context = { home: storeHome(c.env), cwd: c.cwd, env: c.env };
     checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, context, explicit), await lockCheck(pointer));
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }
   checks.push(agentapiEnvCheck(c.env), agentapiTypeCheck(c.env, processes()));
-  checks.push(...(await locationChecks(pointer && defaultLogPath(pointer), pluginDir(c.env, c.env["HOME"] ?? homedir()), loaded.plugins.length)));
+  checks.push(...(await locationChecks(pointer && defaultLogPath(pointer), pluginDir(c.env, homeOf(c.env)), loaded.plugins.length)));
 
   const ok = !checks.some((check) => check.status === "fail");
   if (values.json) {

@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { pluginForCommand, pluginNamed, pluginNames } from "../agents/registry.js";
@@ -7,6 +6,7 @@ import type { AgentPlugin } from "../agents/types.js";
 import { reasonOf, SessionpinError } from "../errors.js";
 import { readSmallFile } from "../files.js";
 import { resolvePointerPath } from "../pointer/path.js";
+import { homeOf } from "../home.js";
 
 type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>>;
 type Values<O extends Options> = {
@@ -119,7 +119,7 @@ export function namedPlugin(agentFlag: string, user: readonly AgentPlugin[]): Ag
 
 /** User plugins from `--plugin` files and the plugin folder, with the problems of bad ones. */
 export function userPlugins(files: readonly string[] | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<LoadedPlugins> {
-  return loadUserPlugins(files ?? [], env, env["HOME"] ?? homedir(), cwd);
+  return loadUserPlugins(files ?? [], env, homeOf(env), cwd);
 }
 
 // A task typed into the agent: far past any a person writes, and not read into memory beyond it.
@@ -147,7 +147,7 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
 
 /** `key`: `--key` or SESSIONPIN_KEY, one pointer per external conversation; checked here. */
 export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string, key?: string): string {
-  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: env["HOME"] ?? homedir(), key: checkedKey(key) });
+  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: homeOf(env), key: checkedKey(key) });
 }
 
 const KEY_LIMIT = 1024;

@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { lockCheck, pointerDirCheck } from "../doctor/checks.js";
 import { readStartInputs } from "../resume/inputs.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
@@ -7,6 +6,7 @@ import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
 import { AGENT_OPTIONS, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
+import { storeHome } from "../home.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
@@ -47,7 +47,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
   const why = whyUnpinned(plugin, executable, args) ?? await unusablePointer(pointer);
-  const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: env["HOME"] ?? homedir(), cwd, env }, new Date()) : undefined;
+  const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: storeHome(env), cwd, env }, new Date()) : undefined;
   const decision = inputs === undefined
     ? unpinnedPlan(plugin, args, prompt, why ?? "", false)
     : decide(plugin, args, inputs.read, {

@@ -1,11 +1,11 @@
 import { reasonOf, SessionpinError } from "../errors.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
-import { homedir } from "node:os";
 import { goneFromStore } from "../resume/inputs.js";
 import { decide } from "../resume/plan.js";
 import { namedPlugin, parseOptions, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
+import { storeHome } from "../home.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -63,7 +63,7 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const cwd = process.cwd();
   const decision = plugin && decide(plugin, [], read, {
     cwd, prompt: undefined, fresh: () => "", pointerPath: path,
-    gone: goneFromStore(read, plugin, [], { home: env["HOME"] ?? homedir(), cwd, env }, new Date()),
+    gone: goneFromStore(read, plugin, [], { home: storeHome(env), cwd, env }, new Date()),
     explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
   });
   const next = decision && { mode: decision.mode, reason: decision.reason };

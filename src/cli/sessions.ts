@@ -1,10 +1,10 @@
 import { readdir } from "node:fs/promises";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { errnoCode } from "../errors.js";
 import { pointersHome } from "../pointer/path.js";
 import { readPointer } from "../pointer/store.js";
 import { parseOptions } from "./options.js";
+import { homeOf } from "../home.js";
 
 export const SESSIONS_USAGE = `Usage: sessionpin sessions [--json]
 
@@ -44,7 +44,7 @@ export async function sessionsCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(`${SESSIONS_USAGE}\n`);
     return 0;
   }
-  const rows = await listSessions(pointersHome(process.env, process.env["HOME"] ?? homedir()));
+  const rows = await listSessions(pointersHome(process.env, homeOf(process.env)));
   process.stdout.write(values.json ? `${JSON.stringify(rows)}\n` : table(rows));
   return 0;
 }

@@ -263,7 +263,7 @@ export function agentapiTypeCheck(env: NodeJS.ProcessEnv, processes: readonly Pr
 }
 
 /** Where sessionpin writes: the log beside the pointer; recordings and traces only where asked. */
-export async function locationChecks(logPath: string | undefined, pluginFolder: string, pluginCount: number): Promise<Check[]> {
+export async function locationChecks(logPath: string | undefined, pluginFolder: string | undefined, pluginCount: number): Promise<Check[]> {
   const checks: Check[] = [];
   if (logPath !== undefined) {
     const found = await lstat(logPath).catch(() => undefined);
@@ -275,7 +275,9 @@ export async function locationChecks(logPath: string | undefined, pluginFolder: 
     }
   }
   checks.push({ name: "recordings", status: "info", detail: "only where `run --record FILE.cast` and `run --trace FILE` say; none by default" });
-  checks.push({ name: "plugins-dir", status: "info", detail: `${pluginFolder} (${pluginCount} user plugin file(s) loaded)`, data: { path: pluginFolder } });
+  checks.push(pluginFolder === undefined
+    ? { name: "plugins-dir", status: "info", detail: `none: no home folder and no XDG_CONFIG_HOME (${pluginCount} user plugin file(s) loaded)` }
+    : { name: "plugins-dir", status: "info", detail: `${pluginFolder} (${pluginCount} user plugin file(s) loaded)`, data: { path: pluginFolder } });
   return checks;
 }
 

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { sha256Hex } from "../digest.js";
+import { requireHome } from "../home.js";
 
 export interface PointerPathOptions {
   /** The --pointer flag. */
@@ -7,7 +8,7 @@ export interface PointerPathOptions {
   env: NodeJS.ProcessEnv;
   agent: string;
   cwd: string;
-  home: string;
+  home: string | undefined;
   /** `--key`: one pointer per external conversation (a chat thread) in the same folder. */
   key?: string | undefined;
 }
@@ -33,17 +34,17 @@ export function resolvePointerPath(o: PointerPathOptions): string {
 }
 
 /** Where default pointers live: `$XDG_STATE_HOME/sessionpin`, else ~/.local/state/sessionpin. */
-export function pointersHome(env: NodeJS.ProcessEnv, home: string): string {
+export function pointersHome(env: NodeJS.ProcessEnv, home: string | undefined): string {
   // The XDG spec says a relative XDG_STATE_HOME is invalid and must be ignored.
   const xdg = env.XDG_STATE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".local", "state"), "sessionpin");
+  return join(xdg && isAbsolute(xdg) ? xdg : join(requireHome(home, "XDG_STATE_HOME (or --pointer)"), ".local", "state"), "sessionpin");
 }
 
 /**
  * The lock that says which run drives an agent session, whichever pointer or key named it:
  * under the state folder, never beside a pointer, so that every pointer's run finds it.
  */
-export function driverLockPath(env: NodeJS.ProcessEnv, home: string, agent: string, id: string): string {
+export function driverLockPath(env: NodeJS.ProcessEnv, home: string | undefined, agent: string, id: string): string {
   return join(pointersHome(env, home), ".drivers", `${agent}-${shortHash(id)}`);
 }
 

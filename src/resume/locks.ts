@@ -1,9 +1,9 @@
-import { homedir } from "node:os";
 import type { Clock } from "../clock.js";
 import { reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { acquireLock, type LockResult, type PointerLock } from "../pointer/lock.js";
 import { driverLockPath } from "../pointer/path.js";
+import { homeOf } from "../home.js";
 
 const LOCK_POLL_MS = 200;
 
@@ -54,7 +54,7 @@ export interface DriverContext extends Waiting {
  * undefined when the state folder cannot hold the lock (logged: the run goes on, as it would have).
  */
 export async function driveSession(id: string, o: DriverContext): Promise<PointerLock | undefined> {
-  const path = driverLockPath(o.env, o.env["HOME"] ?? homedir(), o.agent, id);
+  const path = driverLockPath(o.env, homeOf(o.env), o.agent, id);
   let lock: LockResult;
   try {
     lock = await waitForLock(path, `${o.agent} session ${id}`, o);

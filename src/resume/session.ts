@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { constants, homedir } from "node:os";
+import { constants } from "node:os";
 import type { Clock } from "../clock.js";
 import { randomUuid } from "../digest.js";
 import { Extractor } from "../engine/extract.js";
@@ -25,6 +25,7 @@ import { readStartInputs } from "./inputs.js";
 import { driveSession, lockPointer } from "./locks.js";
 import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
+import { storeHome } from "../home.js";
 
 export interface SessionOptions {
   /** The agent's executable as the user wrote it, and its arguments. */
@@ -299,7 +300,7 @@ function neverSaved(plugin: AgentPlugin, plan: StartPlan, pointer: Pointer | und
 }
 
 function runContext(o: SessionOptions): RunContext {
-  return { home: o.env["HOME"] ?? homedir(), cwd: o.cwd, env: o.env };
+  return { home: storeHome(o.env), cwd: o.cwd, env: o.env };
 }
 
 function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {

@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { AgentPlugin } from "../types.js";
 import { errnoCode, messageOf, reasonOf } from "../../errors.js";
 import { readSmallFile } from "../../files.js";
@@ -15,21 +15,23 @@ export interface LoadedPlugins {
   readonly problems: string[];
 }
 
-/** `${XDG_CONFIG_HOME:-~/.config}/sessionpin/plugins`, where every `*.json` is a user plugin. */
-export function pluginDir(env: NodeJS.ProcessEnv, home: string): string {
-  const config = env["XDG_CONFIG_HOME"] || join(home, ".config");
-  return join(config, "sessionpin", "plugins");
+/** `${XDG_CONFIG_HOME:-~/.config}/sessionpin/plugins`, where every `*.json` is a user plugin; none without a home. */
+export function pluginDir(env: NodeJS.ProcessEnv, home: string | undefined): string | undefined {
+  const xdg = env["XDG_CONFIG_HOME"];
+  // As for XDG_STATE_HOME (pointer/path.ts): a relative value is invalid and ignored.
+  const config = xdg && isAbsolute(xdg) ? xdg : home === undefined ? undefined : join(home, ".config");
+  return config === undefined ? undefined : join(config, "sessionpin", "plugins");
 }
 
 /**
  * User plugins from `--plugin` files and the plugin folder. A bad file is reported and skipped:
  * a typo in a plugin must never keep the agent from running.
  */
-export async function loadUserPlugins(explicit: readonly string[], env: NodeJS.ProcessEnv, home: string, cwd: string): Promise<LoadedPlugins> {
+export async function loadUserPlugins(explicit: readonly string[], env: NodeJS.ProcessEnv, home: string | undefined, cwd: string): Promise<LoadedPlugins> {
   const dir = pluginDir(env, home);
   let found: string[] = [];
   try {
-    found = readdirSync(dir).filter((name) => name.endsWith(".json")).sort().map((name) => join(dir, name));
+    if (dir !== undefined) found = readdirSync(dir).filter((name) => name.endsWith(".json")).sort().map((name) => join(dir, name));
   } catch {
     // No plugin folder: nothing to load.
   }
