@@ -22,6 +22,7 @@ export const AGENT_OPTIONS = {
   prompt: { type: "string" },
   "prompt-file": { type: "string" },
   "resume-prompt": { type: "string" },
+  "aider-restore-history": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Options;
 
@@ -32,7 +33,6 @@ export const RUN_OPTIONS = {
   "fallback-window": { type: "string" },
   "wait-lock": { type: "string" },
   "prompt-quiet": { type: "string" },
-  "aider-restore-history": { type: "boolean" },
   record: { type: "string" },
   "record-input": { type: "boolean" },
   "record-mode": { type: "string" },

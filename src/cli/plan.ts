@@ -1,10 +1,10 @@
 import { lockCheck, pointerDirCheck } from "../doctor/checks.js";
-import { readStartInputs } from "../resume/inputs.js";
+import { historyFileExists, readStartInputs } from "../resume/inputs.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
 import { randomUuid } from "../digest.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
-import { AGENT_OPTIONS, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
 import { storeHome } from "../home.js";
 
@@ -22,7 +22,7 @@ stands for it, and "ifUpfrontFails" is launched when it fails. Exit 0; 3 when ru
 pointer (mode "refused", as run exits 3).
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --key NAME, --prompt TEXT, --prompt-file PATH,
---resume-prompt TEXT, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY)`;
+--resume-prompt TEXT, --aider-restore-history, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY)`;
 
 /** Stands for the ID an up-front step prints, in the launch argv `plan` shows. */
 const UPFRONT_ID = "{id}";
@@ -40,23 +40,21 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const user = await userPlugins(values.plugin, env, cwd);
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
-  if (plugin === undefined) {
-    throw new SessionpinError("unknown-agent", `sessionpin plan: no plugin for ${JSON.stringify(executable)}; use --agent NAME`);
-  }
-  const { pointer, from } = pointerHere({ explicit: values.pointer, agent: plugin.name, env, cwd, key: values.key });
+  const agent = agentName(plugin, executable);
+  const { pointer, from } = pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
   const why = whyUnpinned(plugin, executable, args) ?? await unusablePointer(pointer);
-  const inputs = why === undefined ? await readStartInputs(pointer, plugin, args, { home: storeHome(env), cwd, env }, new Date()) : undefined;
-  const decision = inputs === undefined
-    ? unpinnedPlan(plugin, args, prompt, why ?? "", false)
+  const inputs = why === undefined && plugin !== undefined ? await readStartInputs(pointer, plugin, args, { home: storeHome(env), cwd, env }, new Date()) : undefined;
+  const decision = plugin === undefined || inputs === undefined
+    ? unpinnedPlan(plugin, args, prompt, why ?? "", values["aider-restore-history"] === true && historyFileExists(plugin, cwd))
     : decide(plugin, args, inputs.read, {
       cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUuid, pointerPath: pointer, gone: inputs.gone,
       explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
   const { mode, ...rest } = described(executable, decision);
-  process.stdout.write(`${JSON.stringify({ mode, agent: plugin.name, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest })}\n`);
+  process.stdout.write(`${JSON.stringify({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
 }
 

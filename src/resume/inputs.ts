@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
 import { lookUpSession } from "../engine/store-lookup.js";
 import { readPointer, type PointerRead } from "../pointer/store.js";
@@ -17,6 +19,12 @@ export interface StartInputs {
 export async function readStartInputs(pointerPath: string, plugin: AgentPlugin, args: readonly string[], context: RunContext, now: Date): Promise<StartInputs> {
   const read = await readPointer(pointerPath);
   return { read, gone: goneFromStore(read, plugin, args, context, now) };
+}
+
+/** Whether the agent's own history file is there to restore (Aider's `.aider.chat.history.md`). */
+export function historyFileExists(plugin: AgentPlugin | undefined, cwd: string): boolean {
+  const history = plugin?.history;
+  return history !== undefined && existsSync(join(cwd, history.file));
 }
 
 /** For a pointer already read: why the agent's store no longer holds its session, if it can tell. */

@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { constants } from "node:os";
 import type { Clock } from "../clock.js";
 import { randomUuid } from "../digest.js";
@@ -21,7 +19,7 @@ import type { Notifier, NotifyEvent, NotifyKind } from "../notify/webhook.js";
 import type { OuterTerminal } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
-import { readStartInputs } from "./inputs.js";
+import { historyFileExists, readStartInputs } from "./inputs.js";
 import { driveSession, lockPointer } from "./locks.js";
 import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
 import { runUpfront } from "./upfront.js";
@@ -314,11 +312,11 @@ async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base
   return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
 }
 
-/** Whether the agent's own history file is there to restore (Aider's `.aider.chat.history.md`). */
+/** Whether the agent's own history file is there to restore, said in the log. */
 function historyExists(plugin: AgentPlugin | undefined, cwd: string, log: Logger): boolean {
   const history = plugin?.history;
   if (history === undefined) return false;
-  const there = existsSync(join(cwd, history.file));
+  const there = historyFileExists(plugin, cwd);
   log.info(there ? `${history.file} exists: adding ${history.flag}` : `no ${history.file} in ${cwd}: nothing to restore`);
   return there;
 }

@@ -118,3 +118,26 @@ describe("plan and run agree on a session gone from the agent's store", () => {
     expect(sb.asideFiles("gone")).toHaveLength(1);
   });
 });
+
+describe("plan and run agree on agents they do not pin", () => {
+  it("an executable no plugin knows: plan says unpinned (exit 0) and run launches what plan printed", async () => {
+    const sb = cleanup.sandbox();
+    const plan = cli(sb, ["plan", "--", "echo", "from", "echo"]);
+    expect(plan.status).toBe(0);
+    const planned = JSON.parse(plan.stdout) as Planned;
+    expect(planned).toMatchObject({ mode: "unpinned", agent: "echo", argv: ["echo", "from", "echo"] });
+    const driver = cleanup.driver(sb.sessionpin(["run", "--", ...planned.argv]));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(driver.text).toContain("from echo");
+  });
+
+  it("Aider with its history to restore, asked for by SESSIONPIN_AIDER_RESTORE_HISTORY: plan prints the flag run adds", async () => {
+    const sb = cleanup.sandbox({ SESSIONPIN_AIDER_RESTORE_HISTORY: "1" });
+    writeFileSync(join(sb.dir, ".aider.chat.history.md"), "# aider chat started\n");
+    const planned = JSON.parse(cli(sb, ["plan", "--", "aider", "--model", "x"]).stdout) as Planned;
+    expect(planned).toMatchObject({ mode: "unpinned", argv: ["aider", "--model", "x", "--restore-chat-history"] });
+    const driver = cleanup.driver(sb.sessionpin(["run", "--", "aider", "--model", "x"]));
+    expect((await exitOf(driver)).exitCode).toBe(0);
+    expect(sb.fakeStarts("aider")).toEqual([planned.argv.slice(1)]);
+  });
+});
