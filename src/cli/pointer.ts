@@ -6,6 +6,7 @@ import { decide } from "../resume/plan.js";
 import { namedPlugin, parseOptions, userPlugins } from "./options.js";
 import { pointerHere } from "./running.js";
 import { storeHome } from "../home.js";
+import { lockCheck } from "../doctor/checks.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -85,11 +86,19 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   return read.kind === "ok" ? 0 : 1;
 }
 
-/** Moves the pointer aside; a path that holds no pointer file to move is refused in one line. */
+/**
+ * Moves the pointer aside; a path that holds no pointer file to move is refused in one line, and
+ * so is a pointer a live run holds: that run writes it again (a turn, a confirmation, its exit),
+ * and the next start would resume what was cleared.
+ */
 async function clearPointer(path: string): Promise<string | undefined> {
   const read = await readPointer(path);
   if (read.kind === "invalid" && read.folder === true) {
     throw new SessionpinError("pointer-refused", `sessionpin: ${path} is a folder, not a pointer file; left untouched`);
+  }
+  const lock = await lockCheck(path);
+  if (lock.data?.["held"] === true) {
+    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: ${lock.detail.replace(/: a second run .*$/, "")}, which would write it again; stop that run first`);
   }
   try {
     return await setAside(path, "cleared", new Date());

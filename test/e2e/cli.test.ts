@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/sandbox.js";
 import {
-  Cleanup, cli, coldStart, eventsOf, exitOf, hasExited, readBeside, runArgs, sleep, WAIT_MS, writePointerByHand,
+  Cleanup, cli, coldStart, eventsOf, exitOf, hasExited, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand,
 } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -262,6 +262,23 @@ describe("pointer show|clear", () => {
     writeFileSync(file, "");
     const below = cli(sb, ["pointer", "clear", "--pointer", join(file, "x.json")]);
     expect([below.status, below.stderr]).toEqual([1, `sessionpin: cannot clear ${join(file, "x.json")}: ${file} is not a folder\n`]);
+  });
+
+  it("pointer clear while a live run holds the pointer: exit 75 in one line, nothing moved, since that run would write it again", async () => {
+    const sb = cleanup.sandbox();
+    const live = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", "Tidy up."], ["amp"])));
+    // Once the task is typed: a run stopped before that sets its unused pointer aside itself.
+    await waitUntil(() => sb.readLog().includes("confirmed T-") && eventsOf(sb, "message").length > 0, "a confirmed pointer and the task typed");
+    const refused = cli(sb, ["pointer", "clear", "--pointer", sb.pointer]);
+    expect(refused.status).toBe(75);
+    expect(refused.stderr).toMatch(new RegExp(`^sessionpin: cannot clear ${sb.pointer}: held by sessionpin pid \\d+ on .*, which would write it again; stop that run first\n$`));
+    expect(sb.asideFiles("cleared")).toEqual([]);
+    expect(existsSync(sb.pointer)).toBe(true);
+    live.kill("SIGTERM");
+    await exitOf(live);
+    const cleared = cli(sb, ["pointer", "clear", "--pointer", sb.pointer]);
+    expect([cleared.status, cleared.stdout, cleared.stderr]).toEqual([0, expect.stringMatching(/^moved /), ""]);
+    expect(sb.asideFiles("cleared")).toHaveLength(1);
   });
 
   it("pointer show and clear with an unknown --agent: exit 2, as run, not a pointer that was never there", () => {
