@@ -147,6 +147,8 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
 
 /** `key`: `--key` or SESSIONPIN_KEY, one pointer per external conversation; checked here. */
 export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string, key?: string): string {
+  // `--pointer "$UNSET"`: the default place, taken for a file the user named, would refuse a pointer run put there itself.
+  if (explicit === "") throw new SessionpinError("usage", "sessionpin: --pointer: empty path (an unset variable?): name the pointer file, or leave --pointer out");
   return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: homeOf(env), key: checkedKey(key) });
 }
 

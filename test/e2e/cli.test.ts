@@ -281,6 +281,14 @@ describe("pointer show|clear", () => {
     expect(sb.asideFiles("cleared")).toHaveLength(1);
   });
 
+  it("an empty --pointer (an unset variable) is a usage error, not the default place taken for a named file", () => {
+    const sb = cleanup.sandbox();
+    for (const args of [["plan", "--pointer", "", "--", "amp"], ["run", "--pointer", "", "--", "amp"], ["pointer", "show", "--pointer", ""]]) {
+      const result = cli(sb, args);
+      expect([result.status, result.stderr], args.join(" ")).toEqual([2, "sessionpin: --pointer: empty path (an unset variable?): name the pointer file, or leave --pointer out\n"]);
+    }
+  });
+
   it("pointer show and clear with an unknown --agent: exit 2, as run, not a pointer that was never there", () => {
     const sb = cleanup.sandbox();
     for (const action of ["show", "clear"]) {
