@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errnoCode } from "../errors.js";
+import { errnoCode, reasonOf, SessionpinError } from "../errors.js";
 import { pointersHome } from "../pointer/path.js";
 import { readPointer } from "../pointer/store.js";
 import { parseOptions } from "./options.js";
@@ -52,9 +52,17 @@ export async function sessionsCommand(argv: readonly string[]): Promise<number> 
 /** Every pointer under `home`, oldest last run first, each read as `run` would read it. */
 export async function listSessions(home: string): Promise<SessionRow[]> {
   const rows: SessionRow[] = [];
-  for (const agent of await names(home)) {
+  const agents = await names(home);
+  if ("problem" in agents) throw new SessionpinError("pointer-invalid", `sessionpin: cannot list ${home}: ${agents.problem}`);
+  for (const agent of agents.names) {
     if (agent.startsWith(".")) continue;
-    for (const file of (await names(join(home, agent))).filter((name) => POINTER_NAME.test(name))) {
+    const files = await names(join(home, agent));
+    // One folder sessionpin cannot read (another user's, a symlink loop) is a row: the others are still listed.
+    if ("problem" in files) {
+      rows.push({ key: null, agent, cwd: null, id: null, state: "unreadable", capturedAt: null, lastRunAt: null, messages: 0, pointer: join(home, agent), reason: files.problem });
+      continue;
+    }
+    for (const file of files.names.filter((name) => POINTER_NAME.test(name))) {
       const path = join(home, agent, file);
       const read = await readPointer(path);
       if (read.kind === "missing") continue;
@@ -73,12 +81,12 @@ export async function listSessions(home: string): Promise<SessionRow[]> {
   return rows.sort((a, b) => (a.lastRunAt ?? a.capturedAt ?? "").localeCompare(b.lastRunAt ?? b.capturedAt ?? ""));
 }
 
-async function names(dir: string): Promise<string[]> {
+async function names(dir: string): Promise<{ names: string[] } | { problem: string }> {
   try {
-    return (await readdir(dir)).sort();
+    return { names: (await readdir(dir)).sort() };
   } catch (error) {
-    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return [];
-    throw error;
+    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return { names: [] };
+    return { problem: reasonOf(error) };
   }
 }
 

@@ -3,7 +3,7 @@
  * agent session however it is named: through real PTYs, against the fake Claude Code on PATH
  * (fixtures/agents/claude) in print mode, on default pointer paths under the sandbox's state folder.
  */
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Sandbox } from "../helpers/sandbox.js";
@@ -60,6 +60,16 @@ describe("--key", () => {
     const [one, two] = sb.fakeMessages("claude").map(([id]) => id);
     expect(one).not.toBe(two);
     expect(sb.fakeMessages("claude")).toEqual([[one, "one: first"], [two, "two: first"], [one, "one: second"]]);
+  });
+
+  it("sessions lists what it can read and shows a folder it cannot (a symlink loop) as unreadable, not a stack trace", async () => {
+    const sb = cleanup.sandbox();
+    expect(await ask(sb, "thread-1", "one: first")).toBe(0);
+    const state = join(String(sb.env["XDG_STATE_HOME"]), "sessionpin");
+    symlinkSync("loop", join(state, "loop"));
+    const listed = sessions(sb) as Array<Listed & { state: string; reason?: string }>;
+    expect(listed.map((row) => [row.agent, row.state])).toEqual([["loop", "unreadable"], ["claude", "confirmed"]]);
+    expect(listed[0]?.reason).toMatch(/symbolic link/);
   });
 
   it("refuses an empty key or one with control characters (exit 2)", () => {
