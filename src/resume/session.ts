@@ -7,7 +7,7 @@ import type { AgentPlugin, RunContext } from "../agents/types.js";
 import type { Verdict } from "../engine/match.js";
 import type { Candidate } from "../engine/source.js";
 import { fromVerdict } from "../engine/trace.js";
-import { EXIT, SessionpinError } from "../errors.js";
+import { EXIT, reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
 import { removeLeftoverTemps, setAside } from "../pointer/store.js";
@@ -129,7 +129,7 @@ async function pinned(
     o.log.info(`${plan.mode} start: ${plan.reason}`);
     let history: Pointer["history"] = [];
     if (plan.setsAside !== undefined) {
-      const aside = await setAside(o.pointerPath, plan.setsAside, o.now());
+      const aside = await moveAside(o.pointerPath, plan.setsAside, o.now());
       o.log.warn(`moved the pointer aside to ${aside}`);
       if (plan.setsAside === "gone" && inputs.read.kind === "ok") {
         // As a rejection: the agent would have refused the ID, had it been launched.
@@ -142,7 +142,7 @@ async function pinned(
       const outcome = await attempt(o, plugin, base, plan, history);
       if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);
       tell(o, plugin, "rejected", plan.id ?? "", { previous: plan.id ?? "", reason: outcome.rejected });
-      const aside = await setAside(o.pointerPath, "rejected", o.now());
+      const aside = await moveAside(o.pointerPath, "rejected", o.now());
       o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
       history = keepRecent([...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }]);
       plan = coldPlan(plugin, o.args, context, "the stored ID was rejected");
@@ -319,6 +319,19 @@ function historyExists(plugin: AgentPlugin | undefined, cwd: string, log: Logger
   const there = historyFileExists(plugin, cwd);
   log.info(there ? `${history.file} exists: adding ${history.flag}` : `no ${history.file} in ${cwd}: nothing to restore`);
   return there;
+}
+
+/**
+ * The pointer moved aside before a start that must not resume it, or a failure to in one line
+ * (another user's file in the folder, which the kernel will not link): no session is started then,
+ * since the next start would find the same pointer and the session it names would be lost.
+ */
+async function moveAside(path: string, label: string, now: Date): Promise<string | undefined> {
+  try {
+    return await setAside(path, label, now);
+  } catch (error) {
+    throw new SessionpinError("pointer-invalid", `sessionpin: cannot move ${path} aside (${reasonOf(error)}): left as it is, and no new session started; move it or remove it by hand`, { cause: error });
+  }
 }
 
 /** A webhook event, when --notify asked for them; never waited for. */
