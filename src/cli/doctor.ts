@@ -9,7 +9,9 @@ import {
 import { EXIT } from "../errors.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { agentName, choosePlugin, parseWithCommand, userPlugins } from "./options.js";
+import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
+import { readPointer } from "../pointer/store.js";
 import { homeOf, storeHome } from "../home.js";
 
 export const DOCTOR_USAGE = `Usage: sessionpin doctor [--json] [--agent NAME] [--pointer PATH] [--key NAME] [--plugin FILE] [-- <agent> [args…]]
@@ -95,9 +97,11 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     const here = pointerHere({ explicit: values.pointer, agent, env: c.env, cwd: c.cwd, key: values.key }, () => processes());
     pointer = here.pointer;
     if (here.from !== undefined) checks.push({ name: "pointer-of", status: "info", detail: `the running sessionpin run (pid ${here.from.pid}, in ${here.from.cwd}) uses ${pointer}`, data: { ...here.from } });
-    const explicit = values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]);
-    const context = { home: storeHome(c.env), cwd: c.cwd, env: c.env };
-    checks.push(await pointerDirCheck(pointer), await pointerCheck(pointer, target?.plugin, context, explicit), await lockCheck(pointer));
+    const next = target?.plugin === undefined ? undefined : await nextStart({
+      plugin: target.plugin, executable: target.executable, args: command.slice(1), pointer, prompt: undefined, cwd: c.cwd, env: c.env,
+      explicitPointer: values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]), restoreHistory: false,
+    });
+    checks.push(await pointerDirCheck(pointer), pointerCheck(pointer, next?.read ?? await readPointer(pointer), next?.decision), await lockCheck(pointer));
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }

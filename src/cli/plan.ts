@@ -1,12 +1,9 @@
-import { lockCheck, pointerDirCheck } from "../doctor/checks.js";
-import { historyFileExists, readStartInputs } from "../resume/inputs.js";
-import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
-import { randomUuid } from "../digest.js";
+import type { Decision, UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
 import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
+import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
-import { storeHome } from "../home.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
@@ -44,30 +41,15 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const { pointer, from } = pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
-  const why = whyUnpinned(plugin, executable, args) ?? await unusablePointer(pointer);
-  const inputs = why === undefined && plugin !== undefined ? await readStartInputs(pointer, plugin, args, { home: storeHome(env), cwd, env }, new Date()) : undefined;
-  const decision = plugin === undefined || inputs === undefined
-    ? unpinnedPlan(plugin, args, prompt, why ?? "", values["aider-restore-history"] === true && historyFileExists(plugin, cwd))
-    : decide(plugin, args, inputs.read, {
-      cwd, prompt, resumePrompt: values["resume-prompt"], fresh: randomUuid, pointerPath: pointer, gone: inputs.gone,
-      explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
-    });
+  const { decision } = await nextStart({
+    plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], cwd, env,
+    explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
+    restoreHistory: values["aider-restore-history"] === true,
+  });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
   const { mode, ...rest } = described(executable, decision);
   process.stdout.write(`${JSON.stringify({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
-}
-
-/**
- * Why run could not lock the pointer, and would start the agent unpinned, judged by doctor's
- * checks of the same folder and lock; undefined when it can.
- */
-async function unusablePointer(pointer: string): Promise<string | undefined> {
-  for (const check of [pointerDirCheck, lockCheck]) {
-    const judged = await check(pointer);
-    if (judged.status === "fail") return `${pointer} cannot be used: ${judged.detail}`;
-  }
-  return undefined;
 }
 
 function described(executable: string, decision: Decision | UnpinnedPlan): Record<string, unknown> {

@@ -1,11 +1,9 @@
 import { reasonOf, SessionpinError } from "../errors.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
-import { goneFromStore } from "../resume/inputs.js";
-import { decide } from "../resume/plan.js";
 import { namedPlugin, parseOptions, userPlugins } from "./options.js";
+import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
-import { storeHome } from "../home.js";
 import { lockCheck } from "../doctor/checks.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
@@ -62,11 +60,10 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const plugin = pluginNamed(values.agent ?? (read.kind === "ok" ? read.pointer.agent : ""), user);
   const env = process.env;
   const cwd = process.cwd();
-  const decision = plugin && decide(plugin, [], read, {
-    cwd, prompt: undefined, fresh: () => "", pointerPath: path,
-    gone: goneFromStore(read, plugin, [], { home: storeHome(env), cwd, env }, new Date()),
-    explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
-  });
+  const decision = plugin && (await nextStart({
+    plugin, executable: plugin.names[0] ?? plugin.name, args: [], pointer: path, prompt: undefined, cwd, env,
+    explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]), restoreHistory: false,
+  })).decision;
   const next = decision && { mode: decision.mode, reason: decision.reason };
   if (values.json) {
     // One schema for every --json output: `pointer` is the pointer file's path; its content is `content`.

@@ -5,15 +5,14 @@ import { dirname, join } from "node:path";
 import { uniqueHex } from "../digest.js";
 import stripAnsi from "strip-ansi";
 import { pluginNamed, pluginForCommand } from "../agents/registry.js";
-import type { AgentPlugin, RunContext } from "../agents/types.js";
+import type { AgentPlugin } from "../agents/types.js";
 import { ptyModule, type PtyModule } from "../pty/native.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
 import { judgeHolder, readHolder, REMOTE_STALE_MS } from "../pointer/holder.js";
 import { readLockFile } from "../pointer/lock.js";
-import { readPointer } from "../pointer/store.js";
-import { readStartInputs } from "../resume/inputs.js";
-import { decide } from "../resume/plan.js";
+import type { PointerRead } from "../pointer/store.js";
+import type { Decision, UnpinnedPlan } from "../resume/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip" | "info";
@@ -169,25 +168,25 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
 }
 
 /**
- * What the next `run` would do with the pointer it finds, decided by run's own code. `explicit`:
- * named by --pointer or SESSIONPIN_POINTER, where run refuses another agent's or folder's pointer.
+ * What the next `run` would do with the pointer it finds (`decision`, by run's own steps:
+ * cli/next-start.ts), said of the pointer as `read`; no decision when no plugin pins the agent.
  */
-export async function pointerCheck(pointerPath: string, plugin: AgentPlugin | undefined, context: RunContext, explicit: boolean): Promise<Check> {
-  const { cwd } = context;
-  const { read, gone } = plugin === undefined ? { read: await readPointer(pointerPath), gone: undefined } : await readStartInputs(pointerPath, plugin, [], context, new Date());
+export function pointerCheck(pointerPath: string, read: PointerRead, decision: Decision | UnpinnedPlan | undefined): Check {
   const data = { pointer: pointerPath, kind: read.kind };
   const p = read.kind === "ok" ? read.pointer : undefined;
   const facts = p === undefined ? data : { ...data, agent: p.agent, id: p.id, state: p.state, cwd: p.cwd, capturedAt: p.capturedAt, rule: p.source.rule };
   const what = p !== undefined
     ? `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule}, captured ${p.capturedAt})`
     : read.kind === "missing" ? `none at ${pointerPath}` : pointerPath;
-  if (plugin === undefined) return { name: "pointer", status: "info", detail: `${what}: no plugin, so run neither resumes nor replaces it`, data: facts };
-  const decision = decide(plugin, [], read, { cwd, prompt: undefined, fresh: () => "", pointerPath, explicitPointer: explicit, gone });
+  if (decision === undefined) return { name: "pointer", status: "info", detail: `${what}: no plugin, so run neither resumes nor replaces it`, data: facts };
   switch (decision.mode) {
+    case "unpinned":
+      return { name: "pointer", status: "info", detail: `${what}: run neither resumes nor replaces it: ${decision.reason}`, data: facts };
     case "refused":
       return { name: "pointer", status: "fail", detail: `${what}: run refuses it (exit 3): ${decision.reason}`, data: facts };
-    case "warm":
     case "repeat":
+      return { name: "pointer", status: "ok", detail: `${what}: ${decision.reason}; run starts nothing (exit 4)`, data: facts };
+    case "warm":
       return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${p?.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
     case "cold":
       if (decision.setsAside === undefined) return { name: "pointer", status: "ok", detail: `${what}: the next start is cold`, data: facts };

@@ -28,7 +28,7 @@ export function historyFileExists(plugin: AgentPlugin | undefined, cwd: string):
 }
 
 /** For a pointer already read: why the agent's store no longer holds its session, if it can tell. */
-export function goneFromStore(read: PointerRead, plugin: AgentPlugin, args: readonly string[], context: RunContext, now: Date): string | undefined {
+function goneFromStore(read: PointerRead, plugin: AgentPlugin, args: readonly string[], context: RunContext, now: Date): string | undefined {
   if (read.kind !== "ok" || read.pointer.agent !== plugin.name || read.pointer.cwd !== context.cwd) return undefined;
   const answer = lookUpSession(plugin, read.pointer.id, args, context, now);
   return answer.kind === "gone" ? `session ${read.pointer.id} is gone from ${plugin.name}'s own store (looked in ${answer.looked.join(", ")})` : undefined;

@@ -248,7 +248,21 @@ describe("pointer show|clear", () => {
       const run = cli(sb, ["run", "--pointer", pointer, "--", "claude", "-p", "hello", "--output-format", "stream-json", "--verbose"]);
       expect(run.status, pointer).toBe(0);
       expect(run.stderr, pointer).toContain("running the agent without pinning its session");
+      // pointer show and doctor say the same of it.
+      const shown = JSON.parse(cli(sb, ["pointer", "show", "--pointer", pointer, "--agent", "claude", "--json"]).stdout) as { next: { mode: string; reason: string } };
+      expect(shown.next, pointer).toMatchObject({ mode: "unpinned", reason: expect.stringContaining(`${pointer} cannot be used`) as unknown });
+      const checks = (JSON.parse(cli(sb, ["doctor", "--json", "--pointer", pointer, "--", "claude", "-p", "hello"]).stdout) as { checks: Array<{ name: string; detail: string }> }).checks;
+      expect(checks.find((check) => check.name === "pointer")?.detail, pointer).toContain(`run neither resumes nor replaces it: ${pointer} cannot be used`);
     }
+  });
+
+  it("doctor judges the pointer with the agent's arguments, as plan and run do: a subcommand pins nothing", () => {
+    const sb = cleanup.sandbox();
+    writePointerByHand(sb, {});
+    const command = ["amp", "threads", "list"];
+    expect(JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, "--", ...command]).stdout)).toMatchObject({ mode: "unpinned" });
+    const checks = (JSON.parse(cli(sb, ["doctor", "--json", "--pointer", sb.pointer, "--", ...command]).stdout) as { checks: Array<{ name: string; detail: string }> }).checks;
+    expect(checks.find((check) => check.name === "pointer")?.detail).toMatch(/: run neither resumes nor replaces it: /);
   });
 
   it("pointer clear on a path with no pointer file to move: one line, not a stack trace, and nothing moved", () => {

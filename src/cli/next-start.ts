@@ -1,0 +1,55 @@
+import type { AgentPlugin } from "../agents/types.js";
+import { lockCheck, pointerDirCheck } from "../doctor/checks.js";
+import { storeHome } from "../home.js";
+import type { PointerRead } from "../pointer/store.js";
+import { historyFileExists, readStartInputs } from "../resume/inputs.js";
+import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
+import { randomUuid } from "../digest.js";
+
+export interface NextStartQuestion {
+  readonly plugin: AgentPlugin | undefined;
+  readonly executable: string;
+  readonly args: readonly string[];
+  readonly pointer: string;
+  readonly prompt: string | undefined;
+  readonly resumePrompt?: string | undefined;
+  /** --pointer or SESSIONPIN_POINTER named the file: run refuses another agent's or folder's pointer there. */
+  readonly explicitPointer: boolean;
+  /** --aider-restore-history. */
+  readonly restoreHistory: boolean;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The pointer as read, when the decision read it. */
+export type NextStart = { readonly decision: Decision; readonly read: PointerRead } | { readonly decision: UnpinnedPlan; readonly read?: undefined };
+
+/**
+ * What the next `run` would do, by run's own steps: unpinned for an agent it does not pin (no
+ * plugin, a subcommand) or a pointer whose folder or lock it cannot use, judged by doctor's checks
+ * of them; else decide()'s verdict on the pointer and the agent's own store. plan, doctor and
+ * pointer show ask this; run takes the same steps itself, locking instead of checking.
+ */
+export async function nextStart(q: NextStartQuestion): Promise<NextStart> {
+  const why = whyUnpinned(q.plugin, q.executable, q.args) ?? await unusablePointer(q.pointer);
+  if (q.plugin === undefined || why !== undefined) {
+    return { decision: unpinnedPlan(q.plugin, q.args, q.prompt, why ?? "", q.restoreHistory && historyFileExists(q.plugin, q.cwd)) };
+  }
+  const inputs = await readStartInputs(q.pointer, q.plugin, q.args, { home: storeHome(q.env), cwd: q.cwd, env: q.env }, new Date());
+  const decision = decide(q.plugin, q.args, inputs.read, {
+    cwd: q.cwd, prompt: q.prompt, resumePrompt: q.resumePrompt, fresh: randomUuid, pointerPath: q.pointer, gone: inputs.gone, explicitPointer: q.explicitPointer,
+  });
+  return { decision, read: inputs.read };
+}
+
+/**
+ * Why run could not lock the pointer, and would start the agent unpinned, judged by doctor's
+ * checks of the same folder and lock; undefined when it can.
+ */
+async function unusablePointer(pointer: string): Promise<string | undefined> {
+  for (const check of [pointerDirCheck, lockCheck]) {
+    const judged = await check(pointer);
+    if (judged.status === "fail") return `${pointer} cannot be used: ${judged.detail}`;
+  }
+  return undefined;
+}
