@@ -70,11 +70,18 @@ function detect(first: Buffer): Format {
   return "raw";
 }
 
+/**
+ * A recording's lines are events: sessionpin writes one per read (about 24 KiB at most), asciinema
+ * about as much. A longer line is no event of either; reading on would hold it whole in memory (a
+ * line of `/dev/zero` grew until V8's string limit ended the process).
+ */
+export const MAX_CAST_LINE_BYTES = 16 * 1024 * 1024;
+/** agentapi's state file is read whole, to parse it: one larger than this is none it wrote. */
+export const MAX_STATE_BYTES = 256 * 1024 * 1024;
+
 async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
   const { CastHeader, CastEvent } = await import("./source-schemas.js");
-  // Loaded here for the same reason: the CLI bundle loads its top-level imports on every start.
-  const { createInterface } = await import("node:readline");
-  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const lines = castLines(input, path)[Symbol.asyncIterator]();
   const headerLine = await lines.next();
   const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value));
   if (!header.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an asciicast v2 recording (bad header)`);
@@ -89,9 +96,38 @@ async function castSource(input: Readable, base: Omit<Source, "chunks">, path: s
   return { ...base, width: header.data.width, ...(header.data.command ? { command: header.data.command } : {}), chunks: events() };
 }
 
+/** The lines of a recording, CRLF or LF, each at most MAX_CAST_LINE_BYTES (a usage error past it). */
+async function* castLines(input: Readable, path: string): AsyncIterable<string> {
+  let parts: Buffer[] = [];
+  let held = 0;
+  let n = 0;
+  const tooLong = (): SessionpinError => new SessionpinError("usage", `sessionpin: ${path}: line ${n + 1} is longer than ${MAX_CAST_LINE_BYTES / 1024 / 1024} MiB: no asciicast event is`);
+  for await (const chunk of input) {
+    let data = chunk as Buffer;
+    for (let at = data.indexOf(0x0a); at >= 0; at = data.indexOf(0x0a)) {
+      if (held + at > MAX_CAST_LINE_BYTES) throw tooLong();
+      n++;
+      const line = Buffer.concat([...parts, data.subarray(0, at)]).toString("utf8");
+      parts = [];
+      held = 0;
+      yield line.endsWith("\r") ? line.slice(0, -1) : line;
+      data = data.subarray(at + 1);
+    }
+    held += data.length;
+    if (held > MAX_CAST_LINE_BYTES) throw tooLong();
+    if (data.length > 0) parts.push(data);
+  }
+  if (held > 0) yield Buffer.concat(parts).toString("utf8");
+}
+
 async function* agentapiMessages(input: Readable, path: string): AsyncIterable<Chunk> {
   const parts: Buffer[] = [];
-  for await (const chunk of input) parts.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_STATE_BYTES) throw new SessionpinError("usage", `sessionpin: ${path}: longer than ${MAX_STATE_BYTES / 1024 / 1024} MiB: not an agentapi state file`);
+    parts.push(chunk as Buffer);
+  }
   const { AgentapiState } = await import("./source-schemas.js");
   const state = AgentapiState.safeParse(parseJson(Buffer.concat(parts).toString("utf8")));
   if (!state.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an agentapi state file (${state.error.issues[0]?.message ?? "invalid"})`);

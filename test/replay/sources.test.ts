@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSource, type Source } from "../../src/replay/sources.js";
+import { MAX_CAST_LINE_BYTES, openSource, type Source } from "../../src/replay/sources.js";
 
 let dir = "";
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
@@ -15,6 +15,9 @@ async function drain(source: Source): Promise<Buffer> {
   for await (const chunk of source.chunks) parts.push(Buffer.isBuffer(chunk.data) ? Buffer.from(chunk.data) : Buffer.from(chunk.data, "utf8"));
   return Buffer.concat(parts);
 }
+
+/** The message a read failed with, or "read" (not the bytes: a diff of 16 MiB would be the failure). */
+const failureOf = (read: Promise<Buffer>): Promise<string> => read.then(() => "read", (error: unknown) => (error as Error).message);
 
 // Several reads' worth of terminal text whose multi-byte characters fall on every alignment.
 function terminalBytes(size: number): Buffer {
@@ -72,6 +75,20 @@ describe("replay sources", () => {
     // 128 chunks of 3 ms each, about 400 ms: a turn at least every 100 ms.
     expect(chunks).toBeGreaterThan(100);
     expect(ticks).toBeGreaterThan(0);
+  });
+
+  it("reads a cast's lines whole across reads, and stops at a line no event is (past 16 MiB) with a usage error, memory bounded", async () => {
+    const path = join(temp(), "long.cast");
+    const header = '{"version":2,"width":80,"height":24}\r\n';
+    const event = `[0.5,"o","caf\u00e9 ${"x".repeat(200_000)}"]\n`;
+    writeFileSync(path, header + event);
+    expect((await drain(await openSource(path, "auto"))).toString("utf8")).toBe(`café ${"x".repeat(200_000)}`);
+    writeFileSync(path, `${header}${event}[0.6,"o","${"y".repeat(MAX_CAST_LINE_BYTES)}"]\n`);
+    expect(await failureOf(drain(await openSource(path, "cast")))).toBe(`sessionpin: ${path}: line 3 is longer than 16 MiB: no asciicast event is`);
+  });
+
+  it("stops reading an endless agentapi state file at 256 MiB with a usage error", async () => {
+    expect(await failureOf(drain(await openSource("/dev/zero", "agentapi-state")))).toBe("sessionpin: /dev/zero: longer than 256 MiB: not an agentapi state file");
   });
 
   it("reports an unreadable file as a usage error naming it and saying why in words", async () => {
