@@ -136,7 +136,8 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
 
 function summary(file: string, r: ReplayResult): string {
   if (r.id === null) return `${file}: no ID found (${r.format}${r.agent ? `, agent ${r.agent}` : ", no plugin matched"})`;
-  const at = [`line ${r.line}`, r.offset !== null ? `byte ${r.offset}` : "", r.time !== null ? `${r.time.toFixed(2)} s into the recording` : ""].filter(Boolean).join(", ");
+  // An ID from a cast's marker (Amp's up-front thread) has a time but no line or byte.
+  const at = [r.line !== null ? `line ${r.line}` : "", r.offset !== null ? `byte ${r.offset}` : "", r.time !== null ? `${r.time.toFixed(2)} s into the recording` : ""].filter(Boolean).join(", ");
   return `${file}: ${r.agent} ${r.id} ${r.state} (rule ${r.rule}, ${at}; ${r.format})`;
 }
 

@@ -135,6 +135,14 @@ describe("replay", () => {
     const amp = await cli(["replay", "--json", "--agent", "amp", cast]);
     expect([amp.code, amp.json[0]?.["id"]]).toEqual([0, thread]);
   });
+
+  it("names no line for an ID a marker gave, only its time", async () => {
+    const cast = join(temp(), "run.cast");
+    const thread = "T-0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
+    writeFileSync(cast, `${[JSON.stringify({ version: 2, width: 80, height: 24 }), JSON.stringify([0.0, "m", `sessionpin: threads-new ${thread}`])].join("\n")}\n`);
+    const { code, lines } = await cli(["replay", "--agent", "amp", cast]);
+    expect([code, lines]).toEqual([0, [`${cast}: amp ${thread} confirmed (rule threads-new, 0.00 s into the recording; cast)`]]);
+  });
 });
 
 describe("explain", () => {
