@@ -64,6 +64,7 @@ export const replayCommand = (argv: readonly string[]): Promise<number> => comma
 export const explainCommand = (argv: readonly string[]): Promise<number> => command(argv, true);
 
 async function command(argv: readonly string[], explain: boolean): Promise<number> {
+  endWhenOutputFails();
   const usage = explain ? EXPLAIN_USAGE : REPLAY_USAGE;
   let parsed;
   try {
@@ -132,6 +133,19 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
     }
   }
   return failed ? EXIT.usage : found ? EXIT.ok : EXIT.failure;
+}
+
+/**
+ * A reader that goes away (`explain … | head -1`) ends the command early and quietly, exit 0, as
+ * grep ends there (by SIGPIPE, which Node ignores: here the write fails with EPIPE). Any other
+ * failure to write the output (a full disk) is one line on stderr, exit 1.
+ */
+function endWhenOutputFails(): void {
+  process.stdout.once("error", (error) => {
+    const readerGone = errnoCode(error) === "EPIPE";
+    if (!readerGone) process.stderr.write(`sessionpin: cannot write the output: ${reasonOf(error)}\n`);
+    process.exit(readerGone ? EXIT.ok : EXIT.failure);
+  });
 }
 
 function summary(file: string, r: ReplayResult): string {

@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,20 @@ async function cli(args: string[], input?: string): Promise<{ code: number; line
   const done = await child.then((r) => ({ code: 0, stdout: r.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }));
   const lines = done.stdout.split("\n").filter(Boolean);
   return { code: done.code, lines, json: lines.flatMap((l) => (l.startsWith("{") ? [JSON.parse(l) as Record<string, unknown>] : [])) };
+}
+
+/** `sessionpin <args>` read as `| head -1` reads it: the pipe is closed after the first line. */
+async function firstLineOnly(args: string[]): Promise<{ first: string; code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stdout.includes("\n")) child.stdout.destroy();
+  });
+  child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+  const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
+  return { first: stdout.split("\n", 1)[0] ?? "", code, signal, stderr };
 }
 
 const expected = (path: string): Record<string, unknown> => JSON.parse(readFileSync(join(FIXTURES, path, "expected.json"), "utf8"));
@@ -66,6 +81,25 @@ describe("replay", () => {
     expect(fromFile.json[0]).toMatchObject({ format: "agentapi-state", agent: "acme", id: "acme-5e1f0c2a", state: "confirmed", rule: "turn", time: 7.3 });
     const fromStdin = await cli(["replay", "--json", "--plugin", plugin, "-"], readFileSync(state, "utf8"));
     expect(fromStdin.json[0]).toMatchObject({ file: "-", id: "acme-5e1f0c2a" });
+  });
+
+  it("ends quietly, exit 0, when its reader goes away, and says in one line when the output cannot be written", async () => {
+    const fixture = join(FIXTURES, "amp/stream-basic/input.jsonl");
+    const big = join(temp(), "big.jsonl");
+    writeFileSync(big, readFileSync(fixture, "utf8").repeat(2000));
+    const explained = await firstLineOnly(["explain", "--agent", "amp", big]);
+    expect(explained).toMatchObject({ first: expect.stringMatching(/^L1 b0 +taken/) as unknown, code: 0, signal: null, stderr: "" });
+    // With threads (--jobs), replay waits for them between files, and a failed write is reported
+    // there; on one thread a small file is read without such a wait.
+    const replayed = await firstLineOnly(["replay", "--agent", "amp", "--jobs", "2", ...Array<string>(20).fill(fixture)]);
+    expect(replayed).toMatchObject({ first: expect.stringContaining(`${fixture}: amp T-`) as unknown, code: 0, signal: null, stderr: "" });
+    const full = openSync("/dev/full", "w");
+    try {
+      const result = spawnSync(process.execPath, [CLI, "explain", "--agent", "amp", big], { stdio: ["ignore", full, "pipe"], encoding: "utf8" });
+      expect([result.status, result.stderr]).toEqual([1, "sessionpin: cannot write the output: no space left on the device\n"]);
+    } finally {
+      closeSync(full);
+    }
   });
 
   it("exits 1 when no ID is found and 2 on a missing file or bad flag", async () => {
