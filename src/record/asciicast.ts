@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { errnoCode, reasonOf } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { LineFile } from "./line-file.js";
 
@@ -52,7 +53,7 @@ export class CastRecorder {
       return undefined;
     }
     if (existing.kind === "other") {
-      log.warn(`${path} exists and is not an asciicast v2 recording: not recording over it (--record-mode overwrite replaces it)`);
+      log.warn(`${path} ${existing.why}: not recording over it (--record-mode overwrite replaces it)`);
       return undefined;
     }
     const file = existing.kind === "cast"
@@ -106,28 +107,34 @@ const PEEK_BYTES = 64 * 1024;
 
 type CastEnd =
   | { readonly kind: "none" }
-  | { readonly kind: "other" }
+  /** `why` it is not recorded over, after the path: "cannot be read (permission denied)". */
+  | { readonly kind: "other"; readonly why: string }
   | { readonly kind: "cast"; readonly seconds: number; readonly endsWithNewline: boolean };
+
+const NOT_A_CAST: CastEnd = { kind: "other", why: "exists and is not an asciicast v2 recording" };
 
 /** Whether `path` holds an asciicast v2 recording, and the time of its last event. */
 function castEnd(path: string): CastEnd {
   let fd: number;
   try {
-    if (!lstatSync(path).isFile()) return { kind: "other" };
+    if (!lstatSync(path).isFile()) return NOT_A_CAST;
     fd = openSync(path, "r");
-  } catch {
-    return { kind: "none" };
+  } catch (error) {
+    // A file that cannot be read (not this user's) may be anything, and the recording would be
+    // renamed over it: only a path where no file can be is taken for absent.
+    const code = errnoCode(error);
+    return code === "ENOENT" || code === "ENOTDIR" ? { kind: "none" } : { kind: "other", why: `cannot be read (${reasonOf(error)})` };
   }
   try {
     const size = fstatSync(fd).size;
     const header = parsed(peek(fd, 0, size).split("\n", 1)[0] ?? "");
-    if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return { kind: "other" };
+    if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return NOT_A_CAST;
     const tail = peek(fd, Math.max(0, size - PEEK_BYTES), size);
     // The last whole event line; a run killed mid-write may have left a cut one after it.
     const last = tail.split("\n").reverse().map(parsed).find((event): event is [number, ...unknown[]] => Array.isArray(event) && typeof event[0] === "number");
     return { kind: "cast", seconds: last?.[0] ?? 0, endsWithNewline: tail.endsWith("\n") };
   } catch {
-    return { kind: "other" };
+    return NOT_A_CAST;
   } finally {
     closeSync(fd);
   }

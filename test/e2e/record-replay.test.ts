@@ -1,5 +1,5 @@
-import { execFile, spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
@@ -115,6 +115,23 @@ describe("--record across restarts", () => {
     expect(sb.readLog()).toContain("is not an asciicast v2 recording: not recording over it");
     const bad = await exec(process.execPath, [CLI, "run", "--record-mode", "sometimes", "--", "amp"], { cwd: sb.dir, env: sb.env }).catch((error: { code: number; stderr: string }) => error);
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--record-mode sometimes: expected append, overwrite, refuse") as unknown });
+  });
+
+  it("never records over a file it cannot read, and the log says why", () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "theirs.cast");
+    writeFileSync(cast, "not yours to read\n");
+    chmodSync(cast, 0o000);
+    // Root reads any file: as root, the run is another user's, in a folder that user may write to.
+    const user = process.getuid?.() === 0 ? { uid: 54_321, gid: 54_321 } : {};
+    if (user.uid !== undefined) chownSync(sb.dir, user.uid, user.gid);
+    const run = spawnSync(process.execPath, [CLI, "run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"], {
+      cwd: sb.dir, env: sb.env, ...user, encoding: "utf8", timeout: WAIT_MS,
+    });
+    expect([run.status, run.stderr]).toEqual([0, ""]);
+    chmodSync(cast, 0o600);
+    expect(readFileSync(cast, "utf8")).toBe("not yours to read\n");
+    expect(sb.readLog()).toContain(`${cast} cannot be read (permission denied): not recording over it (--record-mode overwrite replaces it)`);
   });
 });
 
