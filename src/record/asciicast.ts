@@ -127,6 +127,8 @@ function castEnd(path: string): CastEnd {
   }
   try {
     const size = fstatSync(fd).size;
+    // An empty file (`mktemp --suffix .cast`) holds nothing to keep: recorded into as a new one.
+    if (size === 0) return { kind: "none" };
     const header = parsed(peek(fd, 0, size).split("\n", 1)[0] ?? "");
     if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return NOT_A_CAST;
     const tail = peek(fd, Math.max(0, size - PEEK_BYTES), size);

@@ -117,6 +117,15 @@ describe("--record across restarts", () => {
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--record-mode sometimes: expected append, overwrite, refuse") as unknown });
   });
 
+  it("records into an empty file, as mktemp leaves one, from its header on", async () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "tmp.cast");
+    writeFileSync(cast, "");
+    const run = await start(sb, cast, []);
+    expect(JSON.parse(readFileSync(cast, "utf8").split("\n", 1)[0] ?? "")).toMatchObject({ version: 2, command: "amp -x --stream-json" });
+    expect(castEvents(cast).filter((e) => e[1] === "o").map((e) => e[2]).join("")).toBe(run.output.toString("utf8"));
+  });
+
   it("never records over a file it cannot read, and the log says why", () => {
     const sb = cleanup.sandbox();
     const cast = join(sb.dir, "theirs.cast");
