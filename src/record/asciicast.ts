@@ -57,7 +57,7 @@ export class CastRecorder {
       return undefined;
     }
     const file = existing.kind === "cast"
-      ? LineFile.append(path, log, existing.endsWithNewline ? "" : "\n")
+      ? LineFile.append(path, log, existing.keep, existing.lead)
       : LineFile.open(path, log, { version: 2, ...header, timestamp: Math.floor(now() / 1000) });
     if (file === undefined) return undefined;
     if (withInput) log.warn(`recording typed input to ${path}: anything typed, secrets included, is in that file`);
@@ -109,7 +109,8 @@ type CastEnd =
   | { readonly kind: "none" }
   /** `why` it is not recorded over, after the path: "cannot be read (permission denied)". */
   | { readonly kind: "other"; readonly why: string }
-  | { readonly kind: "cast"; readonly seconds: number; readonly endsWithNewline: boolean };
+  /** Appended to after its first `keep` bytes, `lead` first: see wholeLines. */
+  | { readonly kind: "cast"; readonly seconds: number; readonly keep: number; readonly lead: string };
 
 const NOT_A_CAST: CastEnd = { kind: "other", why: "exists and is not an asciicast v2 recording" };
 
@@ -134,7 +135,7 @@ function castEnd(path: string): CastEnd {
     const tail = peek(fd, Math.max(0, size - PEEK_BYTES), size);
     // The last whole event line; a run killed mid-write may have left a cut one after it.
     const last = tail.split("\n").reverse().map(parsed).find((event): event is [number, ...unknown[]] => Array.isArray(event) && typeof event[0] === "number");
-    return { kind: "cast", seconds: last?.[0] ?? 0, endsWithNewline: tail.endsWith("\n") };
+    return { kind: "cast", seconds: last?.[0] ?? 0, ...wholeLines(fd, size) };
   } catch {
     return NOT_A_CAST;
   } finally {
@@ -142,9 +143,27 @@ function castEnd(path: string): CastEnd {
   }
 }
 
+/**
+ * Where a recording's whole lines end. A run killed mid-write or a full disk can leave a cut
+ * line after them: appended to, it would end up mid-file and the recording be invalid, so it is
+ * cut off. A file of a header without its "\n" (parsed whole, so it is all the file) keeps it.
+ */
+function wholeLines(fd: number, size: number): { keep: number; lead: string } {
+  for (let end = size; end > 0; end -= PEEK_BYTES) {
+    const at = Math.max(0, end - PEEK_BYTES);
+    const newline = bytes(fd, at, end - at).lastIndexOf(0x0a);
+    if (newline !== -1) return { keep: at + newline + 1, lead: "" };
+  }
+  return { keep: size, lead: "\n" };
+}
+
 function peek(fd: number, at: number, size: number): string {
-  const buffer = Buffer.alloc(Math.min(PEEK_BYTES, size - at));
-  return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, at)).toString("utf8");
+  return bytes(fd, at, Math.min(PEEK_BYTES, size - at)).toString("utf8");
+}
+
+function bytes(fd: number, at: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  return buffer.subarray(0, readSync(fd, buffer, 0, length, at));
 }
 
 function parsed(line: string): unknown {

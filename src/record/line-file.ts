@@ -1,4 +1,4 @@
-import { closeSync, constants, mkdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { reasonOf } from "../errors.js";
 import { openPrivate } from "../files.js";
@@ -50,11 +50,16 @@ export class LineFile {
     }
   }
 
-  /** Opens an existing `path` to add lines at its end (`lead` first, to end a cut last line). */
-  static append(path: string, log: Logger, lead: string): LineFile | undefined {
+  /** Opens an existing `path` to add lines after its first `keep` bytes, `lead` first. */
+  static append(path: string, log: Logger, keep: number, lead: string): LineFile | undefined {
     let fd: number | undefined;
     try {
       fd = openPrivate(path, constants.O_WRONLY | constants.O_APPEND);
+      const cut = fstatSync(fd).size - keep;
+      if (cut > 0) {
+        ftruncateSync(fd, keep);
+        log.warn(`${path} ended in a cut line (${cut} bytes, from a run killed mid-write or a full disk): cut off before adding to it`);
+      }
       if (lead !== "") writeSync(fd, lead);
       return new LineFile(fd, path, log);
     } catch (error) {

@@ -117,6 +117,35 @@ describe("--record across restarts", () => {
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("--record-mode sometimes: expected append, overwrite, refuse") as unknown });
   });
 
+  it("appends after the last whole line of a recording a run left cut mid-event, so every line stays whole", () => {
+    const sb = cleanup.sandbox();
+    const whole = [JSON.stringify({ version: 2, width: 80, height: 24, command: "amp", timestamp: 1 }), JSON.stringify([0.5, "o", "before\r\n"])];
+    // Cut short, and cut longer than the 64 KiB read from the end at a time.
+    for (const cut of [16, 100_000]) {
+      const cast = join(sb.dir, `cut-${cut}.cast`);
+      writeFileSync(cast, `${whole.join("\n")}\n${JSON.stringify([0.75, "o", "x".repeat(cut)]).slice(0, cut)}`);
+      const run = cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"]);
+      expect([run.status, run.stderr]).toEqual([0, ""]);
+      const lines = readFileSync(cast, "utf8").split("\n");
+      expect(lines.pop()).toBe("");
+      expect(lines.slice(0, 2)).toEqual(whole);
+      const events = lines.slice(1).map((line) => JSON.parse(line) as [number, string, string]);
+      expect(events.filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\r\n"]);
+      expect(sb.readLog()).toContain(`${cast} ended in a cut line (${cut} bytes`);
+    }
+  });
+
+  it("keeps a header that only lacks its newline, and appends after it", () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "header.cast");
+    const header = JSON.stringify({ version: 2, width: 80, height: 24, command: "amp", timestamp: 1 });
+    writeFileSync(cast, header);
+    expect(cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"]).status).toBe(0);
+    const [first, ...events] = readFileSync(cast, "utf8").trimEnd().split("\n");
+    expect(first).toBe(header);
+    expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["hi\r\n"]);
+  });
+
   it("records into an empty file, as mktemp leaves one, from its header on", async () => {
     const sb = cleanup.sandbox();
     const cast = join(sb.dir, "tmp.cast");
