@@ -7,9 +7,9 @@ import { tempPathFor } from "../pointer/atomic.js";
 
 /**
  * An append-only file of JSON lines written for people debugging a run (recordings, traces):
- * created 0600 in a 0700 folder, never through a symlink, each line one synchronous write so a
- * killed run leaves whole lines. A failed write (disk full) closes it and is logged; the agent
- * never notices.
+ * created 0600 in a 0700 folder, never through a symlink, each line written whole and synchronously
+ * (see writeWhole) so a killed run or a full disk leaves whole lines. A failed write (disk full)
+ * closes it and is logged; the agent never notices.
  */
 export class LineFile {
   #fd: number | undefined;
@@ -35,7 +35,7 @@ export class LineFile {
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC;
       if (first === undefined) return new LineFile(openPrivate(path, flags), path, log);
       fd = openPrivate(temp, flags | constants.O_EXCL);
-      writeSync(fd, `${JSON.stringify(first)}\n`);
+      writeWhole(fd, Buffer.from(`${JSON.stringify(first)}\n`));
       renameSync(temp, path);
       return new LineFile(fd, path, log);
     } catch (error) {
@@ -72,7 +72,7 @@ export class LineFile {
   write(value: unknown): void {
     if (this.#fd === undefined) return;
     try {
-      writeSync(this.#fd, `${JSON.stringify(value)}\n`);
+      writeWhole(this.#fd, Buffer.from(`${JSON.stringify(value)}\n`));
     } catch (error) {
       this.log.warn(`writing ${this.path} stopped: ${reasonOf(error)}`);
       this.close();
@@ -87,6 +87,29 @@ export class LineFile {
       // Already unusable.
     }
     this.#fd = undefined;
+  }
+}
+
+/**
+ * Writes all of `data` before returning: a disk filling up or a file size limit can take part of
+ * a line (a short write), and the rest is written after it. When the rest fails, the part written
+ * is cut off again where it can be, so the file still ends with a whole line.
+ */
+function writeWhole(fd: number, data: Buffer): void {
+  let written = 0;
+  try {
+    while (written < data.length) written += writeSync(fd, data, written);
+  } catch (error) {
+    if (written > 0) cutOff(fd, written);
+    throw error;
+  }
+}
+
+function cutOff(fd: number, bytes: number): void {
+  try {
+    ftruncateSync(fd, fstatSync(fd).size - bytes);
+  } catch {
+    // The cut line stays; a later run appending to the recording cuts it off.
   }
 }
 

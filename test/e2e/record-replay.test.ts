@@ -1,5 +1,5 @@
-import { execFile, spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { execFile, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { chmodSync, chownSync, closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
@@ -191,6 +191,34 @@ describe("a recording or trace that cannot be written", () => {
     ].join("\n"));
     expect(sb.readLog()).toContain(`cannot write ${cast}: ${blocker} is not a folder; running the agent without it`);
     expect(readFileSync(blocker, "utf8")).toBe("");
+  });
+});
+
+describe("a recording the disk takes part of", () => {
+  // A file size limit (ulimit -f, in 512-byte blocks) takes the part of a write that fits, as a
+  // disk filling up does, and fails the next write.
+  const limited = (sb: Sandbox, blocks: number, cast: string, agent: string): SpawnSyncReturns<string> =>
+    spawnSync("sh", ["-c", `ulimit -f ${blocks}; exec "$0" "$@"`, process.execPath, CLI, "run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", agent], {
+      cwd: sb.dir, env: sb.env, encoding: "utf8", timeout: WAIT_MS,
+    });
+
+  it("cuts off the part of an event written before the limit, so the recording ends with a whole line", () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "run.cast");
+    expect(limited(sb, 2, cast, "head -c 3000 /dev/zero | tr '\\0' x").status).toBe(0);
+    const text = readFileSync(cast, "utf8");
+    expect(text.trimEnd().split("\n").map((line) => JSON.parse(line) as unknown)[0]).toMatchObject({ version: 2 });
+    expect(text.endsWith("\n")).toBe(true);
+    expect(sb.readLog()).toContain(`writing ${cast} stopped: file too large`);
+  });
+
+  it("leaves no recording with a cut header", () => {
+    // The header holds SHELL: this one makes it longer than the limit's 512 bytes.
+    const sb = cleanup.sandbox({ SHELL: `/bin/${"s".repeat(600)}h` });
+    const cast = join(sb.dir, "run.cast");
+    const run = limited(sb, 1, cast, "echo hi");
+    expect([run.status, run.stderr]).toEqual([0, `sessionpin: cannot write ${cast} (file too large): running the agent without it\n`]);
+    expect(existsSync(cast)).toBe(false);
   });
 });
 
