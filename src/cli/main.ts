@@ -59,9 +59,11 @@ function version(): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "-h" || name === "--help" || name === "help") {
+  // Asked for, the usage is the output; with no command at all it is the error (as for an unknown one).
+  if (name === undefined) throw new SessionpinError("usage", `sessionpin: no command given\n${USAGE}`);
+  if (name === "-h" || name === "--help" || name === "help") {
     process.stdout.write(`${USAGE}\n`);
-    return name === undefined ? EXIT.usage : EXIT.ok;
+    return EXIT.ok;
   }
   if (name === "-V" || name === "--version") {
     process.stdout.write(`sessionpin ${version()}\n`);

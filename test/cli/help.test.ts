@@ -3,7 +3,7 @@
  * accepts, and README's synopsis of the command names them too: help texts once lagged the code
  * (replay without --plugin in README, explain without --jobs, no -h/--help in several).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,6 +32,17 @@ const commands: ReadonlyArray<{ name: string; options: Options; synopsis?: RegEx
   { name: "plan", options: AGENT_OPTIONS },
   { name: "sessions", options: SESSIONS_OPTIONS },
 ];
+
+describe("no command", () => {
+  it("is a usage error: the usage on stderr, nothing on stdout, exit 2; asked for, the usage is on stdout, exit 0", () => {
+    const bare = spawnSync(process.execPath, [CLI], { encoding: "utf8" });
+    expect([bare.status, bare.stdout]).toEqual([2, ""]);
+    expect(bare.stderr).toMatch(/^sessionpin: no command given\nUsage: sessionpin /);
+    const asked = spawnSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });
+    expect([asked.status, asked.stderr]).toEqual([0, ""]);
+    expect(asked.stdout).toMatch(/^Usage: sessionpin /);
+  });
+});
 
 describe("--help", () => {
   for (const { name, options, synopsis } of commands) {
