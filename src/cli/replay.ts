@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 
 const COMMON = `Options:
   --agent NAME     the agent (default: from a cast's command, else every plugin is tried)
-  --format F       auto (default), cast, raw (PTY bytes, e.g. a \`script\` typescript), jsonl
+  --format F       auto (default), cast (asciicast v2 or v3), raw (PTY bytes, e.g. a \`script\` typescript), jsonl
                    (--stream-json / --json output) or agentapi-state (agentapi's saved conversation)
   --width N        terminal width the output was made for (default: the cast's), to rejoin
                    rows the terminal wrapped

@@ -61,10 +61,17 @@ export async function openSource(path: string, format: Format | "auto"): Promise
   }
 }
 
-/** asciicast v2 starts with its header object; agentapi's state is one object with `messages`. */
+/**
+ * asciicast starts with its header object, its keys in any order (`jq -S` sorts them): v2 with
+ * `width`, v3 with `term`; agentapi's state is one object with `messages`. A byte-order mark in
+ * front is not content.
+ */
 function detect(first: Buffer): Format {
-  const head = first.subarray(0, 4096).toString("utf8").trimStart();
-  if (/^\{\s*"version"\s*:\s*2\b/.test(head) && /"width"\s*:/.test(head.split("\n")[0] ?? "")) return "cast";
+  const text = first.toString("utf8").replace(BOM, "");
+  const header = text.includes("\n") ? parseJson(text.slice(0, text.indexOf("\n"))) : undefined;
+  const fields = typeof header === "object" && header !== null && !Array.isArray(header) ? header as { version?: unknown; width?: unknown; term?: unknown } : {};
+  if ((fields.version === 2 && typeof fields.width === "number") || (fields.version === 3 && typeof fields.term === "object")) return "cast";
+  const head = text.slice(0, 4096).trimStart();
   if (head.startsWith("{") && /^\{[^\n]*"messages"\s*:\s*\[/.test(head) && !/\}\s*\n\s*\{/.test(head)) return "agentapi-state";
   if (head.startsWith("{")) return "jsonl";
   return "raw";
@@ -79,21 +86,29 @@ export const MAX_CAST_LINE_BYTES = 16 * 1024 * 1024;
 /** agentapi's state file is read whole, to parse it: one larger than this is none it wrote. */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
 
+const BOM = /^\uFEFF/;
+
 async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
   const { CastHeader, CastEvent } = await import("./source-schemas.js");
   const lines = castLines(input, path)[Symbol.asyncIterator]();
   const headerLine = await lines.next();
-  const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value));
-  if (!header.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an asciicast v2 recording (bad header)`);
+  const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value.replace(BOM, "")));
+  if (!header.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an asciicast v2 or v3 recording (bad header)`);
+  const v3 = header.data.version === 3;
   async function* events(): AsyncIterable<Chunk> {
+    let time = 0;
     for (let next = await lines.next(); !next.done; next = await lines.next()) {
+      // v3's comment lines start with "#"; JSON never does.
       const event = CastEvent.safeParse(parseJson(next.value));
       // A run killed mid-write leaves a cut last line: the valid prefix is the recording.
-      if (event.success && event.data[1] === "o") yield { data: event.data[2], time: event.data[0] };
-      if (event.success && event.data[1] === "m") yield { data: "", time: event.data[0], marker: event.data[2] };
+      if (!event.success) continue;
+      time = v3 ? time + event.data[0] : event.data[0];
+      if (event.data[1] === "o") yield { data: event.data[2], time };
+      if (event.data[1] === "m") yield { data: "", time, marker: event.data[2] };
     }
   }
-  return { ...base, width: header.data.width, ...(header.data.command ? { command: header.data.command } : {}), chunks: events() };
+  const width = header.data.version === 3 ? header.data.term.cols : header.data.width;
+  return { ...base, width, ...(header.data.command ? { command: header.data.command } : {}), chunks: events() };
 }
 
 /** The lines of a recording, CRLF or LF, each at most MAX_CAST_LINE_BYTES (a usage error past it). */

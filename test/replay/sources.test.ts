@@ -87,6 +87,24 @@ describe("replay sources", () => {
     expect(await failureOf(drain(await openSource(path, "cast")))).toBe(`sessionpin: ${path}: line 3 is longer than 16 MiB: no asciicast event is`);
   });
 
+  it("reads asciicast v2 whatever its header's key order or a BOM in front, and v3 (asciinema 3's default) with its times added up", async () => {
+    const events = async (text: string): Promise<{ format: string; width: number | undefined; chunks: Array<[string, number | undefined]> }> => {
+      const path = join(temp(), "rec.cast");
+      writeFileSync(path, text);
+      const source = await openSource(path, "auto");
+      const chunks: Array<[string, number | undefined]> = [];
+      for await (const chunk of source.chunks) chunks.push([String(chunk.data), chunk.time]);
+      return { format: source.format, width: source.width, chunks };
+    };
+    // As `jq -S` writes a header: sorted keys, "version" last but one.
+    expect(await events('\uFEFF{"height":24,"timestamp":1,"version":2,"width":100}\n[0.5,"o","hello"]\n[1.25,"o","world"]\n')).toEqual({
+      format: "cast", width: 100, chunks: [["hello", 0.5], ["world", 1.25]],
+    });
+    expect(await events('{"version":3,"term":{"cols":120,"rows":40,"type":"xterm-256color"},"timestamp":1}\n# a comment\n[0.5,"o","hello"]\n[0.25,"r","90x30"]\n[0.5,"o","world"]\n[0.1,"x","0"]\n')).toEqual({
+      format: "cast", width: 120, chunks: [["hello", 0.5], ["world", 1.25]],
+    });
+  });
+
   it("stops reading an endless agentapi state file at 256 MiB with a usage error", async () => {
     expect(await failureOf(drain(await openSource("/dev/zero", "agentapi-state")))).toBe("sessionpin: /dev/zero: longer than 256 MiB: not an agentapi state file");
   });
