@@ -28,10 +28,6 @@ Options:
   --prompt-file PATH        the same, read from a file
   --resume-prompt TEXT      delivered on warm starts that bring no new message of their own, the
                             way the agent takes a prompt (env SESSIONPIN_RESUME_PROMPT)
-
-One-shot runs (claude -p, codex exec, amp -x, gemini -p, opencode run…) resume their session with
-the message in their argv. A message the session already had (a retried step) is not sent again:
-with no --resume-prompt the agent is not started, and run exits 4.
   --wait-lock SECS          wait this long for another sessionpin run on the same pointer to end
                             (default 0: refuse at once, exit 75)
   --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
@@ -45,7 +41,11 @@ with no --resume-prompt the agent is not started, and run exits 4.
   --trace FILE              write the explain trace (one JSON object per line a rule looked at) live
   --aider-restore-history   for agents without session IDs (Aider): add their restore-history
                             flag (--restore-chat-history) when their history file exists
-  -h, --help                show this help`;
+  -h, --help                show this help
+
+One-shot runs (claude -p, codex exec, amp -x, gemini -p, opencode run…) resume their session with
+the message in their argv. A message the session already had (a retried step) is not sent again:
+with no --resume-prompt the agent is not started, and run exits 4.`;
 
 
 // A spinner that never stops must not hold the prompt back forever.
