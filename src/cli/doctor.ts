@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { pluginNamed } from "../agents/registry.js";
 import { pluginDir } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -106,7 +107,9 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }
   checks.push(agentapiEnvCheck(c.env), agentapiTypeCheck(c.env, processes()));
-  checks.push(...(await locationChecks(pointer && defaultLogPath(pointer), pluginDir(c.env, homeOf(c.env)), loaded.plugins.length)));
+  // Where run would log: SESSIONPIN_LOG (run's --log from the environment), else beside the pointer.
+  const logPath = c.env["SESSIONPIN_LOG"] ? resolve(c.cwd, c.env["SESSIONPIN_LOG"]) : pointer && defaultLogPath(pointer);
+  checks.push(...(await locationChecks(logPath, pluginDir(c.env, homeOf(c.env)), loaded.plugins.length)));
 
   const ok = !checks.some((check) => check.status === "fail");
   if (values.json) {

@@ -105,6 +105,12 @@ describe("sessionpin doctor", () => {
     expect(check(report, "pointer-dir")).toMatchObject({ status: "fail", detail: `${join(work, "a-file", "sub")}: cannot be created, ${join(work, "a-file")} is not a folder` });
   });
 
+  it("names the log SESSIONPIN_LOG names, as run writes it there", async () => {
+    vi.stubEnv("SESSIONPIN_LOG", "logs/run.log");
+    const { report } = await json(["--", "claude"]);
+    expect(check(report, "log")?.detail).toBe(`${join(work, "logs", "run.log")} (none yet)`);
+  });
+
   it("warns when the log is a symbolic link, which run does not write through", async () => {
     const pointer = join(work, "state", "p.json");
     mkdirSync(dirname(pointer));
