@@ -104,6 +104,8 @@ export class CastRecorder {
 }
 
 const PEEK_BYTES = 64 * 1024;
+// As long as a command line can be (ARG_MAX is 2 MiB, and each word is quoted into the header).
+const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 
 type CastEnd =
   | { readonly kind: "none" }
@@ -130,7 +132,8 @@ function castEnd(path: string): CastEnd {
     const size = fstatSync(fd).size;
     // An empty file (`mktemp --suffix .cast`) holds nothing to keep: recorded into as a new one.
     if (size === 0) return { kind: "none" };
-    const header = parsed(peek(fd, 0, size).split("\n", 1)[0] ?? "");
+    // The header holds the agent's whole command line, which can be longer than a peek.
+    const header = parsed(bytes(fd, 0, Math.min(MAX_HEADER_BYTES, size)).toString("utf8").split("\n", 1)[0] ?? "");
     if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return NOT_A_CAST;
     const tail = peek(fd, Math.max(0, size - PEEK_BYTES), size);
     // The last whole event line; a run killed mid-write may have left a cut one after it.

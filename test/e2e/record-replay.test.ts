@@ -146,6 +146,17 @@ describe("--record across restarts", () => {
     expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["hi\r\n"]);
   });
 
+  it("appends to a recording whose header is longer than 64 KiB (a long command line)", () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "long.cast");
+    const header = JSON.stringify({ version: 2, width: 80, height: 24, command: `amp ${"x".repeat(70_000)}`, timestamp: 1 });
+    writeFileSync(cast, `${header}\n${JSON.stringify([0.5, "o", "before\r\n"])}\n`);
+    expect(cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"]).status).toBe(0);
+    const [first, ...events] = readFileSync(cast, "utf8").trimEnd().split("\n");
+    expect(first).toBe(header);
+    expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\r\n"]);
+  });
+
   it("records into an empty file, as mktemp leaves one, from its header on", async () => {
     const sb = cleanup.sandbox();
     const cast = join(sb.dir, "tmp.cast");
