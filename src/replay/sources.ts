@@ -63,14 +63,22 @@ export async function openSource(path: string, format: Format | "auto"): Promise
 
 /**
  * asciicast starts with its header object, its keys in any order (`jq -S` sorts them): v2 with
- * `width`, v3 with `term`; agentapi's state is one object with `messages`. A byte-order mark in
- * front is not content.
+ * `width`, v3 with `term`. agentapi's state is one object alone in its file, whose `messages`
+ * each have a `message` text; pi's `agent_end` line has `messages` too, of another shape. A
+ * byte-order mark in front is not content.
  */
 function detect(first: Buffer): Format {
   const text = first.toString("utf8").replace(BOM, "");
-  const header = text.includes("\n") ? parseJson(text.slice(0, text.indexOf("\n"))) : undefined;
-  const fields = typeof header === "object" && header !== null && !Array.isArray(header) ? header as { version?: unknown; width?: unknown; term?: unknown } : {};
-  if ((fields.version === 2 && typeof fields.width === "number") || (fields.version === 3 && typeof fields.term === "object")) return "cast";
+  const end = text.indexOf("\n");
+  const header = end < 0 ? undefined : parseJson(text.slice(0, end));
+  if (typeof header === "object" && header !== null && !Array.isArray(header)) {
+    const { version, width, term, messages } = header as { version?: unknown; width?: unknown; term?: unknown; messages?: unknown };
+    if ((version === 2 && typeof width === "number") || (version === 3 && typeof term === "object")) return "cast";
+    const alone = !/\S/.test(text.slice(end));
+    const said = (m: unknown): boolean => typeof (m as { message?: unknown } | null)?.message === "string";
+    return alone && Array.isArray(messages) && messages.every(said) ? "agentapi-state" : "jsonl";
+  }
+  // The first line is no whole object (a pretty-printed state file, or longer than this look).
   const head = text.slice(0, 4096).trimStart();
   if (head.startsWith("{") && /^\{[^\n]*"messages"\s*:\s*\[/.test(head) && !/\}\s*\n\s*\{/.test(head)) return "agentapi-state";
   if (head.startsWith("{")) return "jsonl";

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -103,6 +103,16 @@ describe("replay sources", () => {
     expect(await events('{"version":3,"term":{"cols":120,"rows":40,"type":"xterm-256color"},"timestamp":1}\n# a comment\n[0.5,"o","hello"]\n[0.25,"r","90x30"]\n[0.5,"o","world"]\n[0.1,"x","0"]\n')).toEqual({
       format: "cast", width: 120, chunks: [["hello", 0.5], ["world", 1.25]],
     });
+  });
+
+  it("reads JSON lines whose first line has `messages` (pi's agent_end) as JSON lines, and one object alone as agentapi's state", async () => {
+    const path = join(temp(), "rec");
+    const lines = readFileSync(join(import.meta.dirname, "../../fixtures/pi/json-pty-0731/input.txt"), "utf8").split("\n").slice(11);
+    expect(lines[0]).toMatch(/^\{"type":"agent_end","messages":\[/);
+    writeFileSync(path, lines.join("\n"));
+    expect((await openSource(path, "auto")).format).toBe("jsonl");
+    writeFileSync(path, `${JSON.stringify({ messages: [{ role: "agent", message: "hi" }] })}\n`);
+    expect((await openSource(path, "auto")).format).toBe("agentapi-state");
   });
 
   it("stops reading an endless agentapi state file at 256 MiB with a usage error", async () => {
