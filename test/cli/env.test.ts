@@ -55,5 +55,5 @@ it("lets replay and explain read their flags from SESSIONPIN_* too", async () =>
     (e: { code: number; stderr: string }) => e,
   );
   expect(asCast.code).toBe(2);
-  expect(asCast.stderr).toContain("not an asciicast v2 recording");
+  expect(asCast.stderr).toContain("not an asciicast v2 or v3 recording");
 });
