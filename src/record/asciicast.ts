@@ -90,6 +90,11 @@ export class CastRecorder {
   }
 
   close(): void {
+    // The start of a character the agent never finished: U+FFFD, as a terminal shows it, not lost.
+    for (const kind of ["o", "i"] as const) {
+      const rest = this.#decoders[kind].end();
+      if (rest !== "") this.file.write([this.#seconds(), kind, rest]);
+    }
     this.file.close();
   }
 

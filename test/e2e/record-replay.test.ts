@@ -157,6 +157,14 @@ describe("--record across restarts", () => {
     expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\r\n"]);
   });
 
+  it("records the start of a character the agent never finished as U+FFFD, not nothing", () => {
+    const sb = cleanup.sandbox();
+    const cast = join(sb.dir, "cut.cast");
+    expect(cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", String.raw`printf 'ab\342\202'`]).status).toBe(0);
+    const events = readFileSync(cast, "utf8").trimEnd().split("\n").slice(1).map((line) => JSON.parse(line) as [number, string, string]);
+    expect(events.filter((e) => e[1] === "o").map((e) => e[2]).join("")).toBe("ab\uFFFD");
+  });
+
   it("records into an empty file, as mktemp leaves one, from its header on", async () => {
     const sb = cleanup.sandbox();
     const cast = join(sb.dir, "tmp.cast");
