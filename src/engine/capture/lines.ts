@@ -138,11 +138,8 @@ export class LineSplitter {
    */
   quiet(): RawLine[] {
     if (!this.endsInCr) return [];
-    const text = this.#carry;
     const lines: RawLine[] = [];
-    const content = text.replace(/\r+$/, "");
-    this.#take(lines, content, text.length - content.length);
-    this.#carry = "";
+    this.#takeCarry(lines);
     this.#searched = 0;
     this.#afterCr = true;
     return lines;
@@ -180,14 +177,19 @@ export class LineSplitter {
     this.#carry = this.#carry.slice(start);
     if (final) {
       // A trailing CR run was held back for its next character; there is none.
-      const content = this.#carry.replace(/\r+$/, "");
-      if (this.#carry !== "" || this.#dropping) this.#take(lines, content, this.#carry.length - content.length);
-      this.#carry = "";
+      if (this.#carry !== "" || this.#dropping) this.#takeCarry(lines);
     } else if (this.#carry.length > this.maxLineBytes + LONGEST_BREAK) {
       this.#cut(lines);
     }
     this.#searched = this.#carry.length;
     return lines;
+  }
+
+  /** The open line, as a line now: a CR run it ends in (held back for its next byte) is its separator. */
+  #takeCarry(lines: RawLine[]): void {
+    const content = this.#carry.replace(/\r+$/, "");
+    this.#take(lines, content, this.#carry.length - content.length);
+    this.#carry = "";
   }
 
   /** Emits the overlong line now, cut to the limit; the rest of it is skipped as it arrives. */
