@@ -93,9 +93,10 @@ async function clearPointer(path: string): Promise<string | undefined> {
   if (read.kind === "invalid" && read.folder === true) {
     throw new SessionpinError("pointer-refused", `sessionpin: ${path} is a folder, not a pointer file; left untouched`);
   }
-  const lock = await lockCheck(path);
-  if (lock.data?.["held"] === true) {
-    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: ${lock.detail.replace(/: a second run .*$/, "")}, which would write it again; stop that run first`);
+  const { data } = await lockCheck(path);
+  if (data?.["held"] === true) {
+    const { pid, host, startedAt } = data as { pid: number; host: string; startedAt: string };
+    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: held by sessionpin pid ${pid} on ${host} since ${startedAt}, which would write it again; stop that run first`);
   }
   try {
     return await setAside(path, "cleared", new Date());

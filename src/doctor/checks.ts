@@ -214,7 +214,7 @@ export async function lockCheck(pointerPath: string): Promise<Check> {
     return { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: false, pid, host } };
   }
   const why = judged.why === "other-host" ? ` (another host: held while its run keeps the lock fresh; taken over once it has not for ${REMOTE_STALE_MS / 60_000} minutes)` : "";
-  return { name: "lock", status: "info", detail: `held by ${who}${why}: a second run on this pointer exits 75`, data: { path, held: true, pid, host } };
+  return { name: "lock", status: "info", detail: `held by ${who}${why}: a second run on this pointer exits 75`, data: { path, held: true, pid, host, startedAt } };
 }
 
 /** The AGENTAPI_* variables this process sees. */
