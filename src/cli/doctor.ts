@@ -102,7 +102,8 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
       plugin: target.plugin, executable: target.executable, args: command.slice(1), pointer, prompt: undefined, cwd: c.cwd, env: c.env,
       explicitPointer: values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]), restoreHistory: false,
     });
-    checks.push(await pointerDirCheck(pointer), pointerCheck(pointer, next?.read ?? await readPointer(pointer), next?.decision), await lockCheck(pointer));
+    const [dir, lock] = next?.checks ?? [await pointerDirCheck(pointer), await lockCheck(pointer)];
+    checks.push(dir, pointerCheck(pointer, next?.read ?? await readPointer(pointer), next?.decision), lock);
   } else {
     checks.push({ name: "pointer", status: "skip", detail: "no agent and no --pointer: the pointer's place depends on the agent" });
   }

@@ -1,5 +1,5 @@
 import type { AgentPlugin } from "../agents/types.js";
-import { lockCheck, pointerDirCheck } from "../doctor/checks.js";
+import { lockCheck, lockHolder, pointerDirCheck, type Check, type LockHolder } from "../doctor/checks.js";
 import { storeHome } from "../home.js";
 import type { PointerRead } from "../pointer/store.js";
 import { historyFileExists, readStartInputs } from "../resume/inputs.js";
@@ -21,8 +21,16 @@ export interface NextStartQuestion {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** The pointer as read, when the decision read it. */
-export type NextStart = { readonly decision: Decision; readonly read: PointerRead } | { readonly decision: UnpinnedPlan; readonly read?: undefined };
+/**
+ * What the next `run` would do: `decision`, with the pointer as read when the decision read it.
+ * `checks` are doctor's checks of the pointer's folder and lock, which the decision rests on;
+ * `heldBy` is the live run holding the lock now, for a run that locks: while it does, a run exits
+ * 75 (or, with --wait-lock, waits) before it does what `decision` says.
+ */
+export type NextStart = ({ readonly decision: Decision; readonly read: PointerRead } | { readonly decision: UnpinnedPlan; readonly read?: undefined }) & {
+  readonly checks: readonly [dir: Check, lock: Check];
+  readonly heldBy?: LockHolder;
+};
 
 /**
  * What the next `run` would do, by run's own steps: unpinned for an agent it does not pin (no
@@ -31,25 +39,18 @@ export type NextStart = { readonly decision: Decision; readonly read: PointerRea
  * pointer show ask this; run takes the same steps itself, locking instead of checking.
  */
 export async function nextStart(q: NextStartQuestion): Promise<NextStart> {
-  const why = whyUnpinned(q.plugin, q.executable, q.args) ?? await unusablePointer(q.pointer);
+  const checks = [await pointerDirCheck(q.pointer), await lockCheck(q.pointer)] as const;
+  const failed = checks.find((check) => check.status === "fail");
+  const why = whyUnpinned(q.plugin, q.executable, q.args) ?? (failed && `${q.pointer} cannot be used: ${failed.detail}`);
   if (q.plugin === undefined || why !== undefined) {
-    return { decision: unpinnedPlan(q.plugin, q.args, q.prompt, why ?? "", q.restoreHistory && historyFileExists(q.plugin, q.cwd)) };
+    return { decision: unpinnedPlan(q.plugin, q.args, q.prompt, why ?? "", q.restoreHistory && historyFileExists(q.plugin, q.cwd)), checks };
   }
+  // run takes the lock before it reads the pointer: whatever it would decide waits for the holder.
+  const heldBy = lockHolder(checks[1]);
+  const found = { checks, ...(heldBy === undefined ? {} : { heldBy }) };
   const inputs = await readStartInputs(q.pointer, q.plugin, q.args, { home: storeHome(q.env), cwd: q.cwd, env: q.env }, new Date());
   const decision = decide(q.plugin, q.args, inputs.read, {
     cwd: q.cwd, prompt: q.prompt, resumePrompt: q.resumePrompt, fresh: randomUuid, pointerPath: q.pointer, gone: inputs.gone, explicitPointer: q.explicitPointer,
   });
-  return { decision, read: inputs.read };
-}
-
-/**
- * Why run could not lock the pointer, and would start the agent unpinned, judged by doctor's
- * checks of the same folder and lock; undefined when it can.
- */
-async function unusablePointer(pointer: string): Promise<string | undefined> {
-  for (const check of [pointerDirCheck, lockCheck]) {
-    const judged = await check(pointer);
-    if (judged.status === "fail") return `${pointer} cannot be used: ${judged.detail}`;
-  }
-  return undefined;
+  return { decision, read: inputs.read, ...found };
 }

@@ -11,11 +11,13 @@ Runs nothing. Prints what \`sessionpin run\` would do, as one JSON object, decid
 {"mode":"cold"|"warm"|"unpinned"|"repeat"|"refused","agent":…,"pointer":…,"key":…?,"id":…|null,
  "reason":…,"argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
  "deliver":{"what":"task"|"follow-up"|"resume-prompt","via":"pty"|"argv"|"none","sha256":…}|null,
- "chosen":…?,"setsAside":"unused"|"corrupt"|"gone"?}
+ "chosen":…?,"setsAside":"unused"|"corrupt"|"gone"?,"heldBy":{"pid":…,"host":…,"startedAt":…}?}
 "repeat": a one-shot run whose message the session already had, and no --resume-prompt: run starts
 nothing and exits 4 ("argv" is null).
 With an up-front step (Amp's \`threads new\`), the launch resumes the ID it prints: "{id}" in argv
-stands for it, and "ifUpfrontFails" is launched when it fails. Exit 0; 3 when run would refuse the
+stands for it, and "ifUpfrontFails" is launched when it fails. "heldBy": a live run holds the
+pointer's lock now; while it does, run exits 75 at once (or, with --wait-lock, waits) and only
+then does the above. Exit 0; 3 when run would refuse the
 pointer (mode "refused", as run exits 3).
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --key NAME, --prompt TEXT, --prompt-file PATH,
@@ -41,14 +43,14 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const { pointer, from } = pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
-  const { decision } = await nextStart({
+  const { decision, heldBy } = await nextStart({
     plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], cwd, env,
     explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     restoreHistory: values["aider-restore-history"] === true,
   });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
   const { mode, ...rest } = described(executable, decision);
-  process.stdout.write(`${JSON.stringify({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest })}\n`);
+  process.stdout.write(`${JSON.stringify({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest, ...(heldBy === undefined ? {} : { heldBy }) })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
 }
 

@@ -4,7 +4,7 @@ import { pluginNamed } from "../agents/registry.js";
 import { namedPlugin, parseOptions, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
-import { lockCheck } from "../doctor/checks.js";
+import { lockCheck, lockHolder } from "../doctor/checks.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -60,11 +60,11 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const plugin = pluginNamed(values.agent ?? (read.kind === "ok" ? read.pointer.agent : ""), user);
   const env = process.env;
   const cwd = process.cwd();
-  const decision = plugin && (await nextStart({
+  const start = plugin && (await nextStart({
     plugin, executable: plugin.names[0] ?? plugin.name, args: [], pointer: path, prompt: undefined, cwd, env,
     explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]), restoreHistory: false,
-  })).decision;
-  const next = decision && { mode: decision.mode, reason: decision.reason };
+  }));
+  const next = start && { mode: start.decision.mode, reason: start.decision.reason, ...(start.heldBy === undefined ? {} : { heldBy: start.heldBy }) };
   if (values.json) {
     // One schema for every --json output: `pointer` is the pointer file's path; its content is `content`.
     const { kind } = read;
@@ -75,7 +75,8 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(
       `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule})\n  captured ${p.capturedAt}${p.confirmedAt ? `, confirmed ${p.confirmedAt}` : ""}\n  cwd ${p.cwd}\n  file ${path}\n` +
         p.history.map((h) => `  earlier ${h.id} until ${h.at}: ${h.reason}\n`).join("") +
-        (next ? `  next start here: ${next.mode} (${next.reason})\n` : ""),
+        (next ? `  next start here: ${next.mode} (${next.reason})\n` : "") +
+        (next?.heldBy ? `  held now by sessionpin pid ${next.heldBy.pid} on ${next.heldBy.host} since ${next.heldBy.startedAt}: a run started meanwhile exits 75 (--wait-lock waits)\n` : ""),
     );
   } else {
     process.stdout.write(`${path}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${read.reason}` : `written by a newer sessionpin (version ${read.version})`}\n`);
@@ -93,9 +94,9 @@ async function clearPointer(path: string): Promise<string | undefined> {
   if (read.kind === "invalid" && read.folder === true) {
     throw new SessionpinError("pointer-refused", `sessionpin: ${path} is a folder, not a pointer file; left untouched`);
   }
-  const { data } = await lockCheck(path);
-  if (data?.["held"] === true) {
-    const { pid, host, startedAt } = data as { pid: number; host: string; startedAt: string };
+  const holder = lockHolder(await lockCheck(path));
+  if (holder !== undefined) {
+    const { pid, host, startedAt } = holder;
     throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: held by sessionpin pid ${pid} on ${host} since ${startedAt}, which would write it again; stop that run first`);
   }
   try {

@@ -217,6 +217,19 @@ export async function lockCheck(pointerPath: string): Promise<Check> {
   return { name: "lock", status: "info", detail: `held by ${who}${why}: a second run on this pointer exits 75`, data: { path, held: true, pid, host, startedAt } };
 }
 
+/** The live run a lock check found holding the lock, if any. */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  readonly startedAt: string;
+}
+
+export function lockHolder(check: Check): LockHolder | undefined {
+  const data = check.data;
+  if (data?.["held"] !== true) return undefined;
+  return { pid: data["pid"] as number, host: data["host"] as string, startedAt: data["startedAt"] as string };
+}
+
 /** The AGENTAPI_* variables this process sees. */
 export function agentapiEnvCheck(env: NodeJS.ProcessEnv): Check {
   const seen = Object.keys(env).filter((name) => name.startsWith("AGENTAPI_")).sort();

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/sandbox.js";
@@ -293,6 +294,28 @@ describe("pointer show|clear", () => {
     const cleared = cli(sb, ["pointer", "clear", "--pointer", sb.pointer]);
     expect([cleared.status, cleared.stdout, cleared.stderr]).toEqual([0, expect.stringMatching(/^moved /), ""]);
     expect(sb.asideFiles("cleared")).toHaveLength(1);
+  });
+
+  it("plan and pointer show name the live run holding the pointer's lock, as run would exit 75 until it is gone; doctor's lock row says it once", async () => {
+    const sb = cleanup.sandbox();
+    const live = cleanup.driver(sb.sessionpin(runArgs(sb, ["--prompt", "Tidy up."], ["amp"])));
+    await waitUntil(() => sb.readLog().includes("confirmed T-") && eventsOf(sb, "message").length > 0, "a confirmed pointer and the task typed");
+    const holder = { pid: live.pid, host: hostname(), startedAt: expect.any(String) as unknown };
+    const planned = cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp"]);
+    expect(planned.status).toBe(0);
+    expect(JSON.parse(planned.stdout)).toMatchObject({ mode: "warm", heldBy: holder });
+    const second = cli(sb, ["run", "--pointer", sb.pointer, "--", "amp"]);
+    expect(second.status).toBe(75);
+    const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--agent", "amp"]);
+    expect(shown.stdout).toContain(`\n  held now by sessionpin pid ${live.pid} on ${hostname()} since `);
+    expect((JSON.parse(cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--agent", "amp", "--json"]).stdout) as { next: unknown }).next).toMatchObject({ mode: "warm", heldBy: holder });
+    const checks = (JSON.parse(cli(sb, ["doctor", "--json", "--pointer", sb.pointer, "--", "amp"]).stdout) as { checks: Array<{ name: string }> }).checks;
+    expect(checks.filter((check) => check.name === "lock")).toEqual([expect.objectContaining({ status: "info", data: expect.objectContaining({ held: true, pid: live.pid }) as unknown })]);
+    // A subcommand takes no lock: nothing waits for the holder.
+    expect(JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp", "threads", "list"]).stdout)).not.toHaveProperty("heldBy");
+    live.kill("SIGTERM");
+    await exitOf(live);
+    expect(JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp"]).stdout)).not.toHaveProperty("heldBy");
   });
 
   it("an empty --pointer (an unset variable) is a usage error, not the default place taken for a named file", () => {
