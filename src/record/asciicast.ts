@@ -110,7 +110,7 @@ export class CastRecorder {
 
 const PEEK_BYTES = 64 * 1024;
 // As long as a command line can be (ARG_MAX is 2 MiB, and each word is quoted into the header).
-const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+export const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 
 type CastEnd =
   | { readonly kind: "none" }

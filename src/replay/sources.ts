@@ -1,6 +1,7 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { PassThrough, type Readable } from "node:stream";
 import { reasonOf, SessionpinError } from "../errors.js";
+import { MAX_HEADER_BYTES } from "../record/asciicast.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 
@@ -45,7 +46,9 @@ export async function openSource(path: string, format: Format | "auto"): Promise
   stream.on("data", (chunk: Buffer) => void (read += chunk.length));
   stream.on("error", (error) => counted.destroy(error));
   stream.pipe(counted);
-  const first = await firstChunk(counted, path);
+  // Detection needs the first line whole, and whether anything follows it: a slow pipe may hand
+  // over a header in pieces. A format given is not waited for.
+  const first = await firstBytes(counted, path, format === "auto" ? detectable() : () => true);
   const detected = format === "auto" ? detect(first) : format;
   const rest = rejoin(first, counted);
   const base = { format: detected, ...(size !== undefined ? { size } : {}), bytesRead: () => read };
@@ -166,25 +169,49 @@ async function* bytes(input: Readable): AsyncIterable<Chunk> {
   for await (const data of input) yield { data: data as Buffer };
 }
 
-async function firstChunk(stream: PassThrough, path: string): Promise<Buffer> {
+/** The stream's first chunks, gathered until `enough` (told each chunk and the bytes so far) says so or it ends. */
+async function firstBytes(stream: PassThrough, path: string, enough: (chunk: Buffer, total: number) => boolean): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
   return new Promise((resolve, reject) => {
-    const done = (chunk?: Buffer): void => {
+    const done = (): void => {
       stream.off("readable", onReadable);
-      stream.off("end", onEnd);
+      stream.off("end", done);
       stream.off("error", onError);
-      resolve(chunk ?? Buffer.alloc(0));
+      resolve(Buffer.concat(parts));
     };
     const onReadable = (): void => {
-      const chunk = stream.read() as Buffer | null;
-      if (chunk !== null) done(chunk);
+      for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) {
+        parts.push(chunk);
+        total += chunk.length;
+        if (enough(chunk, total)) return done();
+      }
     };
-    const onEnd = (): void => done();
     const onError = (error: NodeJS.ErrnoException): void =>
       reject(new SessionpinError("usage", `sessionpin: cannot read ${path}: ${reasonOf(error)}`, { cause: error }));
     stream.on("readable", onReadable);
-    stream.on("end", onEnd);
+    stream.on("end", done);
     stream.on("error", onError);
   });
+}
+
+/**
+ * Whether the bytes so far are enough for detect(): the first line whole and something after it
+ * (an agentapi state file is one object alone), or as much as an asciicast header can be.
+ */
+function detectable(): (chunk: Buffer, total: number) => boolean {
+  let lineEnded = false;
+  return (chunk, total) => {
+    if (total >= MAX_HEADER_BYTES) return true;
+    let from = 0;
+    if (!lineEnded) {
+      const end = chunk.indexOf(0x0a);
+      if (end < 0) return false;
+      lineEnded = true;
+      from = end + 1;
+    }
+    return /\S/.test(chunk.toString("latin1", from));
+  };
 }
 
 function rejoin(first: Buffer, rest: PassThrough): Readable {
@@ -213,6 +240,14 @@ function fileSize(path: string): number | undefined {
   }
 }
 
+/** A file's first bytes for detect(): a read's worth, or up to its first line's end when that is longer. */
+function fileHead(fd: number, size: number, buffer: Buffer): Buffer {
+  const first = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  if (first.includes(0x0a) || first.length >= size) return first;
+  const longer = Buffer.allocUnsafe(Math.min(size, MAX_HEADER_BYTES));
+  return longer.subarray(0, readSync(fd, longer, 0, longer.length, 0));
+}
+
 /**
  * A regular file of terminal bytes or JSON lines, read synchronously: through streams a quarter of
  * replay's time was spent waiting between reads of a file already in the page cache. Other formats
@@ -225,7 +260,7 @@ function fileBytes(path: string, size: number, format: Format | "auto"): Source 
   try {
     const fd = openSync(path, "r");
     try {
-      detected = format === "auto" ? detect(buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0))) : format;
+      detected = format === "auto" ? detect(fileHead(fd, size, buffer)) : format;
     } finally {
       closeSync(fd);
     }

@@ -115,6 +115,35 @@ describe("replay sources", () => {
     expect((await openSource(path, "auto")).format).toBe("agentapi-state");
   });
 
+  it("detects from the first line whole: a cast header longer than a read, from a file or a pipe, and a first line a slow pipe hands over in pieces", async () => {
+    const at = temp();
+    const event = '[0.5,"o","hello"]\n';
+    const bigHeader = `${JSON.stringify({ version: 2, width: 80, height: 24, command: `amp ${"x".repeat(100_000)}` })}\n`;
+    writeFileSync(join(at, "big.cast"), bigHeader + event);
+    // The format and the text replayed, its length when long (the whole header would be the failure).
+    const read = async (source: Source): Promise<[string, string]> => {
+      const text = (await drain(source)).toString("utf8");
+      return [source.format, text.length > 80 ? `${text.length} bytes` : text];
+    };
+    expect(await read(await openSource(join(at, "big.cast"), "auto"))).toEqual(["cast", "hello"]);
+    /** Opens a FIFO fed `parts`, 300 ms apart, as a slow pipe hands them over. */
+    const slowly = async (parts: readonly string[]): Promise<Source> => {
+      const pipe = join(at, `pipe-${parts.length}-${parts[0]?.length ?? 0}`);
+      execFileSync("mkfifo", [pipe]);
+      parts.forEach((part, i) => writeFileSync(join(at, `part${i}`), part));
+      const script = parts.map((_, i) => `cat ${join(at, `part${i}`)}`).join("; sleep 0.3; ");
+      spawn("sh", ["-c", `(${script}) > ${pipe}`]);
+      return openSource(pipe, "auto");
+    };
+    expect(await read(await slowly([bigHeader.slice(0, 70_000), bigHeader.slice(70_000) + event]))).toEqual(["cast", "hello"]);
+    const small = '{"version":2,"width":80,"height":24}\n';
+    expect(await read(await slowly([small.slice(0, 10), small.slice(10), event]))).toEqual(["cast", "hello"]);
+    // A first line shaped like agentapi's state, then more lines: JSON lines, not a state file.
+    const state = `${JSON.stringify({ messages: [{ role: "agent", message: "hi" }] })}\n`;
+    expect((await slowly([state, '{"type":"message"}\n'])).format).toBe("jsonl");
+    expect((await slowly([state.slice(0, 5), state.slice(5)])).format).toBe("agentapi-state");
+  });
+
   it("stops reading an endless agentapi state file at 256 MiB with a usage error", async () => {
     expect(await failureOf(drain(await openSource("/dev/zero", "agentapi-state")))).toBe("sessionpin: /dev/zero: longer than 256 MiB: not an agentapi state file");
   });
