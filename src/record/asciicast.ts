@@ -111,6 +111,12 @@ export class CastRecorder {
 const PEEK_BYTES = 64 * 1024;
 // As long as a command line can be (ARG_MAX is 2 MiB, and each word is quoted into the header).
 export const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+/**
+ * A recording's lines are events: sessionpin writes one per read (about 24 KiB at most), asciinema
+ * about as much. A longer line is no event of either; reading on would hold it whole in memory (a
+ * line of `/dev/zero` grew until V8's string limit ended the process).
+ */
+export const MAX_CAST_LINE_BYTES = 16 * 1024 * 1024;
 
 type CastEnd =
   | { readonly kind: "none" }
@@ -140,10 +146,8 @@ function castEnd(path: string): CastEnd {
     // The header holds the agent's whole command line, which can be longer than a peek.
     const header = parsed(bytes(fd, 0, Math.min(MAX_HEADER_BYTES, size)).toString("utf8").split("\n", 1)[0] ?? "");
     if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return NOT_A_CAST;
-    const tail = peek(fd, Math.max(0, size - PEEK_BYTES), size);
-    // The last whole event line; a run killed mid-write may have left a cut one after it.
-    const last = tail.split("\n").reverse().map(parsed).find((event): event is [number, ...unknown[]] => Array.isArray(event) && typeof event[0] === "number");
-    return { kind: "cast", seconds: last?.[0] ?? 0, ...wholeLines(fd, size) };
+    const whole = wholeLines(fd, size);
+    return { kind: "cast", seconds: lastEventSeconds(fd, whole.keep), ...whole };
   } catch {
     return NOT_A_CAST;
   } finally {
@@ -165,8 +169,19 @@ function wholeLines(fd: number, size: number): { keep: number; lead: string } {
   return { keep: size, lead: "\n" };
 }
 
-function peek(fd: number, at: number, size: number): string {
-  return bytes(fd, at, Math.min(PEEK_BYTES, size - at)).toString("utf8");
+/**
+ * The time of the last event among the whole lines before `end`, 0 when there is none. Looked for
+ * in a peek, then in spans four times as long, as far back as an event line can be long.
+ */
+function lastEventSeconds(fd: number, end: number): number {
+  for (let span = PEEK_BYTES; ; span *= 4) {
+    const at = Math.max(0, end - span);
+    const lines = bytes(fd, at, end - at).toString("utf8").split("\n");
+    // The first line of a span that does not start the file may be the end of a longer one.
+    const event = lines.slice(at > 0 ? 1 : 0).reverse().map(parsed).find((line): line is [number, ...unknown[]] => Array.isArray(line) && typeof line[0] === "number");
+    if (event !== undefined) return event[0];
+    if (at === 0 || span >= MAX_CAST_LINE_BYTES) return 0;
+  }
 }
 
 function bytes(fd: number, at: number, length: number): Buffer {

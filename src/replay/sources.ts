@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { PassThrough, type Readable } from "node:stream";
 import { reasonOf, SessionpinError } from "../errors.js";
-import { MAX_HEADER_BYTES } from "../record/asciicast.js";
+import { MAX_CAST_LINE_BYTES, MAX_HEADER_BYTES } from "../record/asciicast.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 
@@ -88,13 +88,8 @@ function detect(first: Buffer): Format {
   return "raw";
 }
 
-/**
- * A recording's lines are events: sessionpin writes one per read (about 24 KiB at most), asciinema
- * about as much. A longer line is no event of either; reading on would hold it whole in memory (a
- * line of `/dev/zero` grew until V8's string limit ended the process).
- */
-export const MAX_CAST_LINE_BYTES = 16 * 1024 * 1024;
 /** agentapi's state file is read whole, to parse it: one larger than this is none it wrote. */
+export { MAX_CAST_LINE_BYTES };
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
 
 const BOM = /^\uFEFF/;

@@ -157,6 +157,19 @@ describe("--record across restarts", () => {
     expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\r\n"]);
   });
 
+  it("times an appended run on from the last event even when that event's line is longer than 64 KiB, and after a cut one", () => {
+    const sb = cleanup.sandbox();
+    const header = JSON.stringify({ version: 2, width: 80, height: 24, command: "amp", timestamp: 1 });
+    for (const cut of ["", `\n${JSON.stringify([7.5, "o", "y".repeat(300_000)]).slice(0, 200_000)}`]) {
+      const cast = join(sb.dir, `long-event-${cut.length}.cast`);
+      writeFileSync(cast, `${header}\n${JSON.stringify([0.5, "o", "before\r\n"])}\n${JSON.stringify([5.25, "o", "x".repeat(100_000)])}${cut === "" ? "\n" : cut}`);
+      expect(cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"]).status).toBe(0);
+      const events = castEvents(cast);
+      expect(events.map((e) => e[1]).filter((kind) => kind !== "r")).toEqual(["o", "o", "m", "o"]);
+      expect(events.map((e) => e[0]).every((at, i) => i < 2 || at >= 5.25), JSON.stringify(events.map((e) => e[0]))).toBe(true);
+    }
+  });
+
   it("records the start of a character the agent never finished as U+FFFD, not nothing", () => {
     const sb = cleanup.sandbox();
     const cast = join(sb.dir, "cut.cast");
