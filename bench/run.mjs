@@ -21,7 +21,7 @@ import { throughput } from "./sections/throughput.mjs";
 
 const USAGE = `Usage: npm run bench [-- options]
 
-  (no option)          sections 1-5 at the issue's sizes, quiet and busy (about 17 minutes on 2 cores)
+  (no option)          sections 1-5 at the issue's sizes, quiet and busy (about 22 minutes on 2 cores)
   --stress             the kill test only (section 6; 1000 kills, about 5-10 minutes)
   --only LIST          comma-separated: throughput,latency,durable,replay,startup,stress
   --load LIST          passes, comma-separated: quiet (nothing added) and busy (children/busy keeps
