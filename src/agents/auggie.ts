@@ -68,6 +68,7 @@ export const auggie: AgentPlugin = {
     //   Error: Failed to resume session: No session found matching '<id>'.
     // The lookup is local (~/.augment/sessions): it says this even with the server unreachable.
     rejected: ["Failed to resume session: No session found matching '"],
+    saysRejected: true,
     transient: [
       // The server unreachable (0.36.0, closed port): a warning on every start, then after about
       // 5 minutes of retries, in print mode, `❌ API Error: "unavailable: fetch failed (ECONNREFUSED: …)"`, exit 1.

@@ -76,6 +76,7 @@ const data = definePlugin({
   ],
   resume: ["{args}", "--resume", "{id}"],
   rejected: ["No conversation found with session ID", "Session ID \\S+ is already in use"],
+  saysRejected: true,
   // A resumed print-mode run has no prompt (see warmArgs) and Claude refuses to run without one:
   // nothing is wrong with the ID. 2.1.197 says the second one for a session it found.
   // The API unreachable, the key refused, a limit hit: Claude exits 1 before any turn and the

@@ -90,6 +90,7 @@ const data = definePlugin({
     "no rollout found for thread id", // exec: `thread/resume failed: no rollout found for thread id <id>`
     "thread not loaded",
   ],
+  saysRejected: true,
   // Codex 0.169 refuses `codex exec` without a prompt in a terminal (exit 1) before it looks at the
   // thread: that says nothing about the ID. sessionpin's own warm exec starts always carry a message
   // (a follow-up or the resume prompt; with neither the run is a repeat and Codex is not started).

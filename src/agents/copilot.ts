@@ -70,6 +70,7 @@ export const copilot: AgentPlugin = {
     // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377);
     // 1.0.102, in the TUI and with -p: `Error: No session, task, or name matched '<id>'.`, exit 1.
     rejected: ["No session, task, or name matched"],
+    saysRejected: true,
     transient: [
       // 1.0.102 without a provider or a GitHub login: `Error: No authentication information found.`, exit 1.
       "No authentication information found",

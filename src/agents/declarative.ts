@@ -50,6 +50,7 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
     text: spec.text.map((rule) => ({ ...rule, pattern: new RegExp(rule.pattern) })),
     rejected: spec.rejected.map((source) => new RegExp(source)),
     transient: spec.transient.map((source) => new RegExp(source)),
+    ...(spec.saysRejected ? { saysRejected: true } : {}),
     invocation: (args) => ({ message: ownMessage(args), oneShot: hasOption(tokenize(args, argv), spec.prompt.oneShot) }),
     coldArgs(args, prompt): ColdStart {
       if (prompt === undefined || spec.prompt.via === "pty") return { args: [...args], promptVia: "pty" };

@@ -75,6 +75,7 @@ const base = definePlugin({
     "Error resuming session: Invalid session identifier",
     "No previous sessions found for this project",
   ],
+  saysRejected: true,
   // Failures that say nothing about the session: the pointer stays.
   transient: [
     // 0.61.0 without `security.auth.selectedType`, exit 41, before any session exists.

@@ -58,6 +58,7 @@ const data = definePlugin({
   //   Error: Session "01a2145a-d031-74f3-9c4e-000000000000" not found.
   //   Run `omp --resume` without an argument to pick from recent sessions, or `omp` to start a new one.
   rejected: ['Session "[^"\\n]*" not found\\.'],
+  saysRejected: true,
   transient: [
     ...PROVIDER_FAILURES,
     // 18.2.3 on Bun, provider at a closed port: `ECONNREFUSED: Unable to connect. Is the computer

@@ -60,6 +60,7 @@ const data = definePlugin({
   //   run:  Error: Session not found
   //   TUI:  Error: Session not found: ses_494719016ffe85dkDMj0FPRbHK
   rejected: ["Session not found"],
+  saysRejected: true,
   transient: [
     // `opencode run` without a message refuses to start (exit 1) before it loads the session.
     // sessionpin's warm run starts always carry one (a follow-up or the resume prompt).

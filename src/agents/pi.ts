@@ -40,6 +40,7 @@ const data = definePlugin({
   // 0.73.1, for --session and --fork, exit 1:
   //   No session found matching '01a2145e-bf00-73cb-b3e6-000000000000'
   rejected: ["No session found matching '[^'\\n]*'"],
+  saysRejected: true,
   transient: [
     ...PROVIDER_FAILURES,
     // 0.73.1, provider at a closed port: three retries, then `Connection error.` (the OpenAI

@@ -81,6 +81,7 @@ const data = definePlugin({
   // 0.24.4, headless and TUI alike, on stderr before anything else, then exit 1:
   //   No saved session found with ID <id>. Run `qwen --resume` without an ID to choose from existing sessions.
   rejected: ["No saved session found with ID"],
+  saysRejected: true,
   transient: [
     // The model API unreachable or refusing, 0.24.4: `-p` prints `[API Error: 401 <message>]` at
     // once, `[API Error: Connection error. (cause: fetch failed)]` at once for a port fetch will

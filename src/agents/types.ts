@@ -137,6 +137,13 @@ export interface AgentPlugin {
   readonly rejected: readonly RegExp[];
   /** Output that means a failure says nothing about the ID (offline, auth): keep the pointer. */
   readonly transient: readonly RegExp[];
+  /**
+   * The agent says in words when it cannot resume an ID (`rejected`, proven against the real
+   * CLI): a warm start that fails without those words keeps the pointer, whatever its exit code
+   * (an API error no `transient` text foresaw). Without it, a non-zero exit early in a warm
+   * start, before any turn, counts as a rejection too.
+   */
+  readonly saysRejected?: boolean;
   readonly upfront?: UpfrontCommand;
   /**
    * Names the new session in argv (`claude --session-id <uuid>`), so no parsing is needed;

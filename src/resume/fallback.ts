@@ -7,7 +7,8 @@ const STOPPED = new Set([129, 130, 131, 137, 143]);
 /**
  * Decides whether a warm start's agent rejected the stored ID. Only the first `windowMs` of the
  * run count, and only until the agent shows a turn: a session that ran and later failed says
- * nothing about its ID. Failures the plugin calls transient (offline) never reject it.
+ * nothing about its ID. Failures the plugin calls transient (offline) never reject it, and for an
+ * agent that says so when it refuses an ID (`saysRejected`), nothing but those words does.
  */
 export class RejectionWatch {
   #rejectedBy: string | undefined;
@@ -49,6 +50,7 @@ export class RejectionWatch {
    */
   verdict(exit: { code: number; signal: number; now: number; signalledByUs: boolean }): string | undefined {
     if (this.#rejectedBy !== undefined) return this.#rejectedBy;
+    if (this.plugin.saysRejected === true) return undefined;
     if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || STOPPED.has(exit.code) || this.#transient || !this.listening(exit.now)) return undefined;
     return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window, before any turn`;
   }

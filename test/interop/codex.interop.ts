@@ -121,6 +121,31 @@ describe(`Codex ${VERSION}`, () => {
     expect(asked(third[0]?.input ?? [])).toEqual([REMEMBER, ASK, again]);
   });
 
+  it("warm exec start the model API refuses (401): Codex fails after reporting the resumed thread, the pointer is kept, and the same call once the API is back continues the thread", async () => {
+    const sb = codexSandbox();
+    const id = await coldExec(sb);
+    const pointer = sb.readPointer();
+    api().failWith = 401;
+    const refused = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
+    const { exitCode } = await exitOf(refused, WAIT_MS * 4);
+    expect(exitCode).not.toBe(0);
+    expect(jsonLines(rawText(refused))[0]).toEqual({ type: "thread.started", thread_id: id });
+    expect(startsIn(sb.readLog())).toHaveLength(2);
+    expect(sb.readLog()).not.toContain("rejected");
+    expect(sb.readPointer()).toEqual(pointer);
+    expect(sb.asideFiles("rejected")).toEqual([]);
+
+    api().failWith = undefined;
+    const again = cleanup.driver(sb.sessionpin(run(sb, [], [...EXEC, ASK])));
+    expect((await exitOf(again, WAIT_MS * 4)).exitCode).toBe(0);
+    expect(startsIn(sb.readLog()).at(-1)).toEqual([...EXEC, "resume", id, ASK]);
+    const answered = api().conversation(ASK).at(-1);
+    expect(answered?.headers["session-id"]).toBe(id);
+    // Codex keeps the refused turn's message in the thread: it comes again before the new one.
+    expect(asked(answered?.input ?? [])).toEqual([REMEMBER, ASK, ASK]);
+    expect(answered?.answer).toBe("FAKE-API: the word is zebra.");
+  });
+
   it("stale ID, exec: a thread with no rollout of any date is set aside before launch; the fresh thread gets the message, Codex is never asked to resume it", async () => {
     const sb = codexSandbox();
     await coldExec(sb);

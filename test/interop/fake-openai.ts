@@ -33,6 +33,8 @@ export function messagesOf(input: readonly Record<string, unknown>[]): ApiMessag
 
 export class FakeOpenAI {
   readonly requests: RecordedResponsesRequest[] = [];
+  /** While set, every `/v1/responses` request is refused with this status (a revoked key, an outage). */
+  failWith: number | undefined;
   readonly #server: LocalServer;
   #count = 0;
 
@@ -71,6 +73,10 @@ export class FakeOpenAI {
     const isResponses = req.method === "POST" && path === "/v1/responses";
     const answer = isResponses ? answerFor(messagesOf(input)) : undefined;
     this.requests.push({ method: req.method ?? "", path, headers: { ...req.headers }, input, answer });
+    if (isResponses && this.failWith !== undefined) {
+      sendJson(res, this.failWith, { error: { message: `fake OpenAI API: refused with ${this.failWith}`, type: this.failWith === 401 ? "invalid_api_key" : "server_error" } });
+      return;
+    }
     if (!isResponses || answer === undefined) {
       sendJson(res, 404, { error: { message: `fake OpenAI API: no ${req.method} ${path}`, type: "invalid_request_error" } });
       return;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Extractor } from "../../src/engine/extract.js";
 import { claude } from "../../src/agents/claude.js";
+import type { AgentPlugin } from "../../src/agents/types.js";
 import { omp, ompSessionDir } from "../../src/agents/omp.js";
 import { SessionTracker, type PinEvent } from "../../src/engine/tracker.js";
 import type { Logger } from "../../src/log/logger.js";
@@ -18,6 +19,12 @@ import { FakeScreen, FakeSpawner } from "../helpers/fake-pty.js";
 const ID = "0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
 const lines: string[] = [];
 const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), close: () => undefined };
+
+const captureOf = (plugin: AgentPlugin): NonNullable<AttemptOptions["capture"]> => ({
+  extractor: new Extractor(plugin, new SessionTracker({ id: ID, state: "confirmed", rule: "transcript" }), 67),
+  onPin: () => undefined,
+  context: { home: "/nonexistent-home", cwd: "/w", env: {} },
+});
 
 function attempt(extra: Partial<AttemptOptions> = {}) {
   const clock = new ManualClock();
@@ -92,11 +99,19 @@ describe("one attempt, live loop", () => {
     expect(late.agent.signals).toEqual([]);
   });
 
-  it("a non-zero exit inside the window rejects; a transient text before it keeps the ID", async () => {
-    const failed = attempt({ fallbackWindowMs: 10_000 });
+  it("a non-zero exit inside the window rejects an agent whose words for it are unknown; a transient text before it keeps the ID", async () => {
+    const unsaid = { ...claude, saysRejected: false };
+    const failed = attempt({ fallbackWindowMs: 10_000, capture: captureOf(unsaid) });
     failed.clock.advance(500);
     failed.agent.end(1);
     expect((await failed.outcome).rejected).toMatch(/exited with 1 after 500 ms, within the 10000 ms fallback window/);
+
+    // Claude says when it has no such conversation: an exit without those words keeps the ID.
+    const said = attempt({ fallbackWindowMs: 10_000 });
+    said.agent.print("API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\"}}\r\n");
+    said.clock.advance(500);
+    said.agent.end(1);
+    expect(await said.outcome).not.toHaveProperty("rejected");
 
     // One of claude's transient texts: the failure says nothing about the session.
     const noPrompt = attempt({ fallbackWindowMs: 10_000 });

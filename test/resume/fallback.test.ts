@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import { auggie } from "../../src/agents/auggie.js";
+import { claude } from "../../src/agents/claude.js";
+import { codex } from "../../src/agents/codex.js";
 import { RejectionWatch } from "../../src/resume/fallback.js";
 
 const exit = (code: number, now: number, signalledByUs = false, signal = 0) => ({ code, signal, now, signalledByUs });
@@ -46,6 +48,20 @@ describe("RejectionWatch", () => {
     expect(watch.observe("Warning: fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9)", 10)).toBe(false);
     expect(watch.observe("Error: Failed to resume session: No session found matching '0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40'.", 20)).toBe(true);
     expect(watch.verdict(exit(1, 30))).toMatch(/No session found matching/);
+  });
+
+  it("for an agent that says when it refuses an ID, only its words reject: an early error exit it did not foresee as transient keeps the ID", () => {
+    // Codex 0.169 `exec resume` against an API answering 500: thread.started with the resumed ID, then exit 1.
+    const failed = new RejectionWatch(codex, 15_000, 0);
+    expect(failed.observe("ERROR: unexpected status 500 Internal Server Error", 200)).toBe(false);
+    expect(failed.verdict(exit(1, 460))).toBeUndefined();
+    // Claude 2.1.330 -p (text) against an API answering 400.
+    expect(new RejectionWatch(claude, 15_000, 0).verdict(exit(1, 900))).toBeUndefined();
+    const refused = new RejectionWatch(codex, 15_000, 0);
+    expect(refused.observe("thread/resume failed: no rollout found for thread id 019a-…", 300)).toBe(true);
+    expect(refused.verdict(exit(1, 400))).toMatch(/codex printed .*no rollout found/);
+    // Amp's words for an unknown thread were never seen from the real CLI: its early exits still count.
+    expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(1, 460))).toMatch(/exited with 1/);
   });
 
   it("never calls a death by signal a rejection: the agent crashed or was stopped", () => {

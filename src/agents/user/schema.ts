@@ -58,4 +58,6 @@ export const DeclarativePluginSchema = z.strictObject({
     .optional(),
   rejected: z.array(regex).optional(),
   transient: z.array(regex).optional(),
+  /** The agent says in words when it cannot resume an ID (`rejected`): an exit without them is no rejection. */
+  saysRejected: z.boolean().optional(),
 });
