@@ -7,6 +7,7 @@ import { planCommand } from "./plan.js";
 import { pluginsCommand } from "./plugins.js";
 import { pointerCommand } from "./pointer.js";
 import { explainCommand, replayCommand } from "./replay.js";
+import { endWhenOutputFails, exitWhenWritten } from "./output.js";
 import { runCommand } from "./run.js";
 import { sessionsCommand } from "./sessions.js";
 const USAGE = `Usage: sessionpin <command> [options]
@@ -59,6 +60,8 @@ function version(): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // run passes the agent's bytes to stdout and judges its own failures to write them.
+  if (name !== "run") endWhenOutputFails();
   // Asked for, the usage is the output; with no command at all it is the error (as for an unknown one).
   if (name === undefined) throw new SessionpinError("usage", `sessionpin: no command given\n${USAGE}`);
   if (name === "-h" || name === "--help" || name === "help") {
@@ -75,13 +78,13 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitWhenWritten(code),
   (error: unknown) => {
     if (error instanceof SessionpinError) {
       process.stderr.write(`${error.message}\n`);
-      process.exit(error.exitCode);
+      return exitWhenWritten(error.exitCode);
     }
     process.stderr.write(`sessionpin: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(EXIT.failure);
+    exitWhenWritten(EXIT.failure);
   },
 );

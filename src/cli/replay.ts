@@ -64,7 +64,6 @@ export const replayCommand = (argv: readonly string[]): Promise<number> => comma
 export const explainCommand = (argv: readonly string[]): Promise<number> => command(argv, true);
 
 async function command(argv: readonly string[], explain: boolean): Promise<number> {
-  endWhenOutputFails();
   const usage = explain ? EXPLAIN_USAGE : REPLAY_USAGE;
   let parsed;
   try {
@@ -140,14 +139,6 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
  * grep ends there (by SIGPIPE, which Node ignores: here the write fails with EPIPE). Any other
  * failure to write the output (a full disk) is one line on stderr, exit 1.
  */
-function endWhenOutputFails(): void {
-  process.stdout.once("error", (error) => {
-    const readerGone = errnoCode(error) === "EPIPE";
-    if (!readerGone) process.stderr.write(`sessionpin: cannot write the output: ${reasonOf(error)}\n`);
-    process.exit(readerGone ? EXIT.ok : EXIT.failure);
-  });
-}
-
 function summary(file: string, r: ReplayResult): string {
   if (r.id === null) return `${file}: no ID found (${r.format}${r.agent ? `, agent ${r.agent}` : ", no plugin matched"})`;
   // An ID from a cast's marker (Amp's up-front thread) has a time but no line or byte.

@@ -3,13 +3,14 @@
  * non-executable agents, usage errors, --help/--version, `pointer show|clear`, and the one-writer
  * lock on a pointer.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/sandbox.js";
+import { CLI, ROOT } from "../helpers/sandbox.js";
 import {
   Cleanup, cli, coldStart, eventsOf, exitOf, hasExited, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand,
 } from "./support.js";
@@ -167,6 +168,35 @@ describe("usage", () => {
     expect(result.status).toBe(0);
     expect(result.stderr).toBe("");
     expect(result.stdout).toMatch(/^Usage: sessionpin/);
+  });
+
+  it("commands other than run write all their output to a reader slower than they are, and say so in one line (exit 1) when it cannot be written", async () => {
+    const sb = cleanup.sandbox();
+    const input = join(sb.dir, "many.jsonl");
+    const lines = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ type: "system", subtype: "init", session_id: `0f3c2a9e-5b7d-4e21-9c4a-${String(i).padStart(12, "0")}` }));
+    writeFileSync(input, `${lines.join("\n")}\n`);
+    // A reader that takes nothing for a while: the output is far more than a pipe holds.
+    const child = spawn(process.execPath, [CLI, "explain", "--agent", "claude", input], { cwd: sb.dir, env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
+    const exited = once(child, "exit");
+    child.stdout.pause();
+    await sleep(1500);
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stdout.resume();
+    const [code] = (await exited) as [number];
+    expect(code).toBe(0);
+    // The same output as into a file, which takes each write whole at once.
+    const file = join(sb.dir, "explained.txt");
+    expect(spawnSync(process.execPath, [CLI, "explain", "--agent", "claude", input], { cwd: sb.dir, env: sb.env, stdio: ["ignore", openSync(file, "w"), "pipe"], timeout: WAIT_MS }).status).toBe(0);
+    const piped = Buffer.concat(chunks).toString("utf8");
+    expect(piped.length).toBeGreaterThan(1024 * 1024);
+    expect(piped === readFileSync(file, "utf8"), `${piped.length} bytes through the pipe`).toBe(true);
+    expect(piped.trimEnd().split("\n").at(-1)).toMatch(/: claude 0f3c2a9e-5b7d-4e21-9c4a-000000019999 /);
+
+    for (const args of [["replay", input], ["plan", "--", "amp"], ["--help"]]) {
+      const full = spawnSync(process.execPath, [CLI, ...args], { cwd: sb.dir, env: sb.env, stdio: ["ignore", openSync("/dev/full", "w"), "pipe"], encoding: "utf8", timeout: WAIT_MS });
+      expect([full.status, full.stderr], args.join(" ")).toEqual([1, "sessionpin: cannot write the output: no space left on the device\n"]);
+    }
   });
 
   it("--version prints the version from package.json", () => {
