@@ -13,6 +13,7 @@ export interface NextStartQuestion {
   readonly pointer: string;
   readonly prompt: string | undefined;
   readonly resumePrompt?: string | undefined;
+  readonly messageId?: string | undefined;
   /** --pointer or SESSIONPIN_POINTER named the file: run refuses another agent's or folder's pointer there. */
   readonly explicitPointer: boolean;
   /** --aider-restore-history. */
@@ -50,7 +51,7 @@ export async function nextStart(q: NextStartQuestion): Promise<NextStart> {
   const found = { checks, ...(heldBy === undefined ? {} : { heldBy }) };
   const inputs = await readStartInputs(q.pointer, q.plugin, q.args, { home: storeHome(q.env), cwd: q.cwd, env: q.env }, new Date());
   const decision = decide(q.plugin, q.args, inputs.read, {
-    cwd: q.cwd, prompt: q.prompt, resumePrompt: q.resumePrompt, fresh: randomUuid, pointerPath: q.pointer, gone: inputs.gone, explicitPointer: q.explicitPointer,
+    cwd: q.cwd, prompt: q.prompt, resumePrompt: q.resumePrompt, messageId: q.messageId, fresh: randomUuid, pointerPath: q.pointer, gone: inputs.gone, explicitPointer: q.explicitPointer,
   });
   return { decision, read: inputs.read, ...found };
 }

@@ -22,6 +22,7 @@ export const AGENT_OPTIONS = {
   prompt: { type: "string" },
   "prompt-file": { type: "string" },
   "resume-prompt": { type: "string" },
+  "message-id": { type: "string" },
   "aider-restore-history": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Options;
@@ -82,6 +83,9 @@ export function fromEnvironment<O extends Options>(values: Values<O>, options: O
     if (name === "help" || filled[name] !== undefined || (rival !== undefined && values[rival] !== undefined)) continue;
     const variable = `SESSIONPIN_${name.toUpperCase().replaceAll("-", "_")}`;
     const text = env[variable];
+    // A key or message ID from a template whose variable was unset must not mean "none": every
+    // chat thread would share one session, or no message would count as had.
+    if (text === "" && NAMES.has(name)) throw new SessionpinError("usage", `sessionpin: ${variable} is set but empty (an unset variable?): give it a value, or unset it`);
     if (text === undefined || text === "") continue;
     if (option.type === "boolean") {
       if (!/^(1|true|yes|0|false|no)$/i.test(text)) throw new SessionpinError("usage", `sessionpin: ${variable}=${text}: expected 1, true, yes, 0, false or no`);
@@ -149,18 +153,20 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
 export function pointerPathFor(explicit: string | undefined, agent: string, env: NodeJS.ProcessEnv, cwd: string, key?: string): string {
   // `--pointer "$UNSET"`: the default place, taken for a file the user named, would refuse a pointer run put there itself.
   if (explicit === "") throw new SessionpinError("usage", "sessionpin: --pointer: empty path (an unset variable?): name the pointer file, or leave --pointer out");
-  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: homeOf(env), key: checkedKey(key) });
+  return resolvePointerPath({ ...(explicit !== undefined ? { explicit } : {}), env, agent, cwd, home: homeOf(env), key: checkedName("key", key) });
 }
 
-const KEY_LIMIT = 1024;
+const NAME_LIMIT = 1024;
+/** Options whose value names something outside: a chat thread, a PR (`key`), a chat message. */
+const NAMES = new Set(["key", "message-id"]);
 
-function checkedKey(key: string | undefined): string | undefined {
-  if (key === undefined) return undefined;
-  // A key is a name, kept in the pointer and shown by `sessions`: a chat thread's or a PR's ID.
-  if (key.length === 0 || key.length > KEY_LIMIT || /\p{Cc}/u.test(key)) {
-    throw new SessionpinError("usage", `sessionpin: --key ${JSON.stringify(key.slice(0, 80))}: expected 1 to ${KEY_LIMIT} characters, no control characters`);
+/** `--key` or `--message-id`: a chat thread's, a PR's or a message's ID, kept in the pointer and shown by `sessions`. */
+export function checkedName(flag: "key" | "message-id", value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim().length === 0 || value.length > NAME_LIMIT || /\p{Cc}/u.test(value)) {
+    throw new SessionpinError("usage", `sessionpin: --${flag} ${JSON.stringify(value.slice(0, 80))}: expected 1 to ${NAME_LIMIT} characters, not only spaces, no control characters`);
   }
-  return key;
+  return value;
 }
 
 /** The name a pointer is filed under: the plugin's, or the executable's when there is none. */

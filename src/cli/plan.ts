@@ -1,7 +1,7 @@
 import type { Decision, UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
-import { AGENT_OPTIONS, agentName, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, agentName, checkedName, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
 
@@ -21,7 +21,7 @@ then does the above. Exit 0; 3 when run would refuse the
 pointer (mode "refused", as run exits 3).
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --key NAME, --prompt TEXT, --prompt-file PATH,
---resume-prompt TEXT, --aider-restore-history, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY)`;
+--resume-prompt TEXT, --message-id ID, --aider-restore-history, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY)`;
 
 /** Stands for the ID an up-front step prints, in the launch argv `plan` shows. */
 const UPFRONT_ID = "{id}";
@@ -44,7 +44,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
   const { decision, heldBy } = await nextStart({
-    plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], cwd, env,
+    plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], messageId: checkedName("message-id", values["message-id"]), cwd, env,
     explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     restoreHistory: values["aider-restore-history"] === true,
   });
@@ -60,7 +60,7 @@ function described(executable: string, decision: Decision | UnpinnedPlan): Recor
   const id = decision.mode === "unpinned" ? null : decision.id;
   const upfront = decision.mode === "unpinned" ? undefined : decision.upfront;
   const launch = [executable, ...(upfront === undefined ? decision.args : upfront.launch(UPFRONT_ID))];
-  const delivers = decision.mode === "unpinned" ? (decision.prompt === undefined ? undefined : { text: decision.prompt, kind: "task" }) : decision.delivers;
+  const delivers = decision.mode === "unpinned" ? (decision.prompt === undefined ? undefined : { kind: "task", sha256: fingerprint(decision.prompt) }) : decision.delivers;
   return {
     mode: decision.mode,
     id,
@@ -70,7 +70,7 @@ function described(executable: string, decision: Decision | UnpinnedPlan): Recor
       ...(upfront === undefined ? [] : [{ step: "upfront", argv: [executable, ...upfront.args] }]),
       { step: "launch", argv: launch, ...(upfront === undefined ? {} : { ifUpfrontFails: [executable, ...decision.args] }) },
     ],
-    deliver: delivers === undefined ? null : { what: delivers.kind, via: decision.promptVia, sha256: fingerprint(delivers.text) },
+    deliver: delivers === undefined ? null : { what: delivers.kind, via: decision.promptVia, sha256: delivers.sha256 },
     ...(decision.mode !== "unpinned" && decision.chosen !== undefined ? { chosen: decision.chosen } : {}),
     ...(decision.mode !== "unpinned" && decision.setsAside !== undefined ? { setsAside: decision.setsAside } : {}),
   };

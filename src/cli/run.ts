@@ -8,7 +8,7 @@ import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
 import { runSession } from "../resume/session.js";
-import { agentName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, RUN_OPTIONS, seconds, userPlugins } from "./options.js";
+import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, RUN_OPTIONS, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
 
@@ -28,6 +28,8 @@ Options:
   --prompt-file PATH        the same, read from a file
   --resume-prompt TEXT      delivered on warm starts that bring no new message of their own, the
                             way the agent takes a prompt (env SESSIONPIN_RESUME_PROMPT)
+  --message-id ID           a one-shot run's message is this ID (a chat platform's), not its text:
+                            the same text under another ID is a new message (env SESSIONPIN_MESSAGE_ID)
   --wait-lock SECS          wait this long for another sessionpin run on the same pointer to end
                             (default 0: refuse at once, exit 75)
   --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
@@ -44,8 +46,9 @@ Options:
   -h, --help                show this help
 
 One-shot runs (claude -p, codex exec, amp -x, gemini -p, opencode run…) resume their session with
-the message in their argv. A message the session already had (a retried step) is not sent again:
-with no --resume-prompt the agent is not started, and run exits 4.`;
+the message in their argv. A message the session already had (a retried step; one of its last 50
+by text, or by --message-id) is not sent again: with no --resume-prompt the agent is not started,
+and run exits 4.`;
 
 
 // A spinner that never stops must not hold the prompt back forever.
@@ -103,6 +106,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         key: values.key,
         ...checked,
         resumePrompt: values["resume-prompt"],
+        messageId: checkedName("message-id", values["message-id"]),
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
         restoreHistory: values["aider-restore-history"] === true,
         cwd,

@@ -6,19 +6,20 @@ export const MESSAGE_LIMIT = 50;
 
 type Fingerprint = NonNullable<Pointer["messages"]>[number];
 
-/** A message's identity without its text: pointers never hold what was said. */
-export function fingerprint(text: string): string {
-  return sha256Hex(text);
+/**
+ * A message's identity without its text: pointers never hold what was said. With the chat
+ * platform's ID for it (`--message-id`), that ID is its identity: "yes" twice is two messages.
+ */
+export function fingerprint(text: string, messageId?: string): string {
+  return sha256Hex(messageId === undefined ? text : `message-id\0${messageId}`);
 }
 
-/** Whether the session already took a turn with this message. */
-export function alreadyHad(pointer: Pointer, text: string): boolean {
-  const sha256 = fingerprint(text);
+/** Whether the session already took a turn with the message of this fingerprint. */
+export function alreadyHad(pointer: Pointer, sha256: string): boolean {
   return (pointer.messages ?? []).some((message) => message.sha256 === sha256);
 }
 
-/** `messages` with `text` added as the newest, each message once, at most MESSAGE_LIMIT. */
-export function withMessage(messages: readonly Fingerprint[], text: string, at: string): Fingerprint[] {
-  const sha256 = fingerprint(text);
+/** `messages` with the fingerprint `sha256` added as the newest, each once, at most MESSAGE_LIMIT. */
+export function withMessage(messages: readonly Fingerprint[], sha256: string, at: string): Fingerprint[] {
   return [...messages.filter((message) => message.sha256 !== sha256), { sha256, at }].slice(-MESSAGE_LIMIT);
 }

@@ -3,7 +3,7 @@ import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
 import { POINTER_VERSION } from "../pointer/version.js";
 import { writePointer } from "../pointer/store.js";
-import { fingerprint, withMessage } from "./messages.js";
+import { withMessage } from "./messages.js";
 
 type HistoryEntry = Pointer["history"][number];
 
@@ -81,12 +81,12 @@ export class PointerPin {
    * The agent took a turn in this run: the pointer says when, and holds the fingerprint of the
    * message it took the turn with (never its text). A run that failed leaves the pointer as it was.
    */
-  tookTurn(message: string | undefined): void {
+  tookTurn(sha256: string | undefined): void {
     const current = this.#pointer;
     if (current === undefined) return;
     const at = this.now().toISOString();
-    const messages = message === undefined ? current.messages : withMessage(current.messages ?? [], message, at);
-    const said = message === undefined ? "" : ` with message ${fingerprint(message).slice(0, 12)}`;
+    const messages = sha256 === undefined ? current.messages : withMessage(current.messages ?? [], sha256, at);
+    const said = sha256 === undefined ? "" : ` with message ${sha256.slice(0, 12)}`;
     this.#save({ ...current, ...(messages === undefined ? {} : { messages }), lastRunAt: at }, `${current.id} took a turn${said}`);
   }
 

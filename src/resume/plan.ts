@@ -3,7 +3,7 @@ import type { Pointer } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
 import { SessionpinError } from "../errors.js";
 import { fitsGrammar } from "../engine/match.js";
-import { alreadyHad } from "./messages.js";
+import { alreadyHad, fingerprint } from "./messages.js";
 
 /**
  * What a start hands the agent, whichever way (in the user's argv, inserted, typed): the task,
@@ -12,6 +12,8 @@ import { alreadyHad } from "./messages.js";
 export interface Delivery {
   readonly text: string;
   readonly kind: "task" | "follow-up" | "resume-prompt";
+  /** What the pointer remembers it by once the agent took a turn with it (messages.ts). */
+  readonly sha256: string;
 }
 
 /**
@@ -106,6 +108,8 @@ export interface PlanContext {
    * agent takes a prompt: a one-shot run with neither is not started.
    */
   readonly resumePrompt?: string | undefined;
+  /** The chat platform's ID of the run's message (`--message-id`): its identity, instead of its text. */
+  readonly messageId?: string | undefined;
   /** A new random UUID, for agents that let sessionpin name the session. */
   readonly fresh: () => string;
   /**
@@ -153,12 +157,13 @@ export function planStart(
   const pointer = read.pointer;
   const { message, oneShot } = plugin.invocation(args);
   const own = oneShot ? (message ?? context.prompt) : undefined;
-  const delivers: Delivery | undefined = own !== undefined && !alreadyHad(pointer, own)
-    ? { text: own, kind: "follow-up" }
-    : context.resumePrompt === undefined ? undefined : { text: context.resumePrompt, kind: "resume-prompt" };
+  const ownSha256 = own === undefined ? undefined : fingerprint(own, context.messageId);
+  const delivers: Delivery | undefined = own !== undefined && ownSha256 !== undefined && !alreadyHad(pointer, ownSha256)
+    ? { text: own, kind: "follow-up", sha256: ownSha256 }
+    : context.resumePrompt === undefined ? undefined : { text: context.resumePrompt, kind: "resume-prompt", sha256: fingerprint(context.resumePrompt) };
   const resuming = `${pointer.state} ${pointer.id} from ${pointer.capturedAt}`;
   if (delivers === undefined && oneShot) {
-    const why = own === undefined ? "this one-shot run carries no message" : "session already had this message";
+    const why = own === undefined ? "this one-shot run carries no message" : context.messageId === undefined ? "session already had this message" : `session already had message ${JSON.stringify(context.messageId)}`;
     return { mode: "repeat", id: pointer.id, reason: `${why} and no --resume-prompt was given: nothing to deliver to ${resuming}`, pointer };
   }
   const resumed = plugin.warmArgs(args, pointer.id);
@@ -189,7 +194,7 @@ export function coldPlan(plugin: AgentPlugin, args: readonly string[], context: 
     args: launch,
     promptVia,
     prompt: context.prompt,
-    delivers: task === undefined ? undefined : { text: task, kind: "task" },
+    delivers: task === undefined ? undefined : { text: task, kind: "task", sha256: fingerprint(task, context.messageId) },
     oneShot,
     ...(plugin.upfront?.applies(args) === true ? { upfront: upfrontStep(plugin.upfront, plugin, launch) } : {}),
     reason,

@@ -40,6 +40,8 @@ export interface SessionOptions {
   readonly prompt: string | undefined;
   /** Delivered on warm starts that bring no new message of their own (`--resume-prompt`). */
   readonly resumePrompt: string | undefined;
+  /** The chat platform's ID of the run's message (`--message-id`). */
+  readonly messageId?: string | undefined;
   readonly fallbackWindowMs: number;
   readonly promptQuietMs: number;
   readonly promptMaxWaitMs: number;
@@ -116,7 +118,7 @@ async function pinned(
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
     for (const leftover of removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
-    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, fresh: randomUuid, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
+    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, messageId: o.messageId, fresh: randomUuid, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
     const inputs = await readStartInputs(o.pointerPath, plugin, o.args, runContext(o), o.now());
     const decision = decide(plugin, o.args, inputs.read, { ...context, gone: inputs.gone });
     if (decision.mode === "refused") throw decision.error;
@@ -228,7 +230,7 @@ async function attempt(
     o.log.warn(`${plugin.name} ended before its task was typed, and nothing else was sent: session ${pinner.pointer?.id} has nothing to resume; pointer moved to ${aside}, so the next start begins again with the task`);
   } else if (tookTurn(plan, pinner.pointer, outcome)) {
     // A prompt sessionpin types counts as had only once it was submitted.
-    pinner.tookTurn(plan.promptVia === "pty" && !outcome.promptSent ? undefined : plan.delivers?.text);
+    pinner.tookTurn(plan.promptVia === "pty" && !outcome.promptSent ? undefined : plan.delivers?.sha256);
     await pinner.settled();
   }
   return outcome;

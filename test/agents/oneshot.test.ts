@@ -46,7 +46,7 @@ describe.each(rows)("$agent $first ($shape)", (row) => {
   it("a cold start runs the command as given, delivering its own message as the task", () => {
     const plan = coldPlan(plugin, row.first, context, "no pointer");
     expect(plan.args.filter((word) => word.includes("first"))).toHaveLength(1);
-    expect(plan.delivers).toEqual({ text: "first", kind: "task" });
+    expect(plan.delivers).toEqual({ text: "first", kind: "task", sha256: fingerprint("first") });
   });
 
   it("a follow-up resumes in the same mode and delivers the new message", () => {
@@ -54,7 +54,7 @@ describe.each(rows)("$agent $first ($shape)", (row) => {
     expect(plan.mode).toBe("warm");
     if (plan.mode !== "warm") return;
     expect(shown(plan.args)).toEqual(row.followUp);
-    expect(plan.delivers).toEqual({ text: "second", kind: "follow-up" });
+    expect(plan.delivers).toEqual({ text: "second", kind: "follow-up", sha256: fingerprint("second") });
   });
 
   it("a message the session already had is a repeat: nothing to start", () => {
@@ -67,7 +67,7 @@ describe.each(rows)("$agent $first ($shape)", (row) => {
     expect(plan.mode).toBe("warm");
     if (plan.mode !== "warm") return;
     expect(shown(plan.args)).toEqual(row.resumePrompt);
-    expect(plan.delivers).toEqual({ text: "go on", kind: "resume-prompt" });
+    expect(plan.delivers).toEqual({ text: "go on", kind: "resume-prompt", sha256: fingerprint("go on") });
   });
 });
 

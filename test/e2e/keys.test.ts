@@ -72,13 +72,35 @@ describe("--key", () => {
     expect(listed[0]?.reason).toMatch(/symbolic link/);
   });
 
-  it("refuses an empty key or one with control characters (exit 2)", () => {
+  it("refuses an empty key, one of spaces or with control characters (exit 2), and SESSIONPIN_KEY or SESSIONPIN_MESSAGE_ID set but empty", () => {
     const sb = cleanup.sandbox();
-    for (const key of ["", "a\nb"]) {
+    for (const key of ["", " ", "a\nb"]) {
       const result = cli(sb, ["plan", "--key", key, "--", ...PRINT, "hi"]);
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(/--key/);
     }
+    for (const variable of ["SESSIONPIN_KEY", "SESSIONPIN_MESSAGE_ID"]) {
+      const result = cli(sb, ["plan", "--", ...PRINT, "hi"], { [variable]: "" });
+      expect([result.status, result.stderr]).toEqual([2, `sessionpin: ${variable} is set but empty (an unset variable?): give it a value, or unset it\n`]);
+    }
+  });
+
+  it("with --message-id, a message is its chat ID: \"yes\" twice is delivered twice, the same ID again is a repeat (exit 4)", async () => {
+    const sb = cleanup.sandbox();
+    const say = async (id: string, message: string): Promise<number> => {
+      const driver = cleanup.driver(sb.sessionpin(["run", "--key", "thread-1", "--message-id", id, "--prompt-quiet", QUIET, "--", ...PRINT, message]));
+      return (await exitOf(driver)).exitCode;
+    };
+    expect(await say("m-1", "yes")).toBe(0);
+    expect(await say("m-2", "remember kiwi")).toBe(0);
+    expect(await say("m-3", "yes")).toBe(0);
+    // A webhook delivered twice: same ID, nothing starts.
+    expect(await say("m-3", "yes")).toBe(4);
+    const [id] = sb.fakeMessages("claude").map(([session]) => session);
+    expect(sb.fakeMessages("claude")).toEqual([[id, "yes"], [id, "remember kiwi"], [id, "yes"]]);
+    // Without IDs, the text is the message: "yes" again is taken for a retry of the first.
+    expect(await ask(sb, "thread-2", "yes")).toBe(0);
+    expect(await ask(sb, "thread-2", "yes")).toBe(4);
   });
 });
 
