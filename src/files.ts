@@ -1,4 +1,6 @@
-import { closeSync, constants, fchmodSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { errnoCode } from "./errors.js";
 
 /**
  * A small file the user names (a plugin, a prompt), or why it cannot be read. Opened without
@@ -34,5 +36,23 @@ export function openPrivate(path: string, flags: number): number {
   } catch (error) {
     closeSync(fd);
     throw error;
+  }
+}
+
+/**
+ * `mkdir -p`, one folder at a time, each made with `mode`. Node's own (`recursive: true`) loops
+ * for ever, in one native call no signal stops, where a folder cannot be made in a parent that
+ * exists (procfs answers ENOENT: `--log /proc/x/run.log`); here that is the error thrown.
+ */
+export function makeFolders(dir: string, mode: number): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.push(at);
+  for (const folder of missing.reverse()) {
+    try {
+      mkdirSync(folder, { mode });
+    } catch (error) {
+      // Made meanwhile by another run, or a dangling link: the next folder down says which.
+      if (errnoCode(error) !== "EEXIST") throw error;
+    }
   }
 }

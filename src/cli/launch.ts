@@ -12,7 +12,7 @@
  * (Node's own switch for its cache) turns it off. A cache that cannot be read or written only
  * costs the time it would have saved: nothing is printed, nothing fails.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { tempPathFor } from "../pointer/atomic.js";
 import { removeLeftoverTemps } from "../pointer/store.js";
+import { makeFolders } from "../files.js";
 
 // The bundle's first line: its hash, as scripts/bundle.mjs writes it. V8 checks a cache against
 // the source's length, not its bytes, so each build's cache needs a name of its own.
@@ -71,7 +72,7 @@ function homeCache(): string | undefined {
 
 /**
  * V8 runs what a cache holds, so only a folder no one else can write to is used: it is ours
- * (mkdirSync makes it 0700), or missing. A shared XDG_CACHE_HOME cannot hand us code.
+ * (makeFolders makes it 0700), or missing. A shared XDG_CACHE_HOME cannot hand us code.
  */
 function ownedPrivately(dir: string): boolean {
   try {
@@ -103,7 +104,7 @@ function readOwn(file: string): Buffer | undefined {
 /** Writes the cache whole or not at all (another start may be reading it), then drops older builds' caches. */
 function save(cache: CacheFile, data: () => Buffer): void {
   try {
-    mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+    makeFolders(cache.dir, 0o700);
     const temp = tempPathFor(cache.file);
     writeFileSync(temp, data(), { mode: 0o600, flag: "wx" });
     renameSync(temp, cache.file);

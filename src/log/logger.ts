@@ -1,6 +1,6 @@
-import { closeSync, constants, mkdirSync, writeSync } from "node:fs";
+import { closeSync, constants, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { openPrivate } from "../files.js";
+import { makeFolders, openPrivate } from "../files.js";
 
 /**
  * Diagnostics go to a file, never to the terminal: under agentapi anything sessionpin printed
@@ -24,7 +24,7 @@ export function fileLogger(path: string, now: () => Date = () => new Date()): Lo
     if (broken) return;
     try {
       if (fd === undefined) {
-        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        makeFolders(dirname(path), 0o700);
         fd = openLog(path);
       }
       writeSync(fd, `${now().toISOString()} ${level} sessionpin[${process.pid}] ${message}\n`);

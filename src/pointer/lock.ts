@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { lstat, readFile, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -8,6 +8,7 @@ import { tempPathFor } from "./atomic.js";
 import { HEARTBEAT_MS, judgeHolder, readHolder, type UnreadableLock } from "./holder.js";
 import type { LockInfo } from "./schema.js";
 import { ABANDONED_AFTER_MS, removeStaleLock } from "./takeover.js";
+import { makeFolders } from "../files.js";
 
 export type { LockInfo, UnreadableLock };
 
@@ -41,7 +42,7 @@ export async function acquireLock(
     host: hostname(),
   };
   const text = `${JSON.stringify(info)}\n`;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeFolders(dirname(path), 0o700);
   let tookOverFrom: LockInfo | UnreadableLock | undefined;
   for (const giveUpAt = Date.now() + GIVE_UP_AFTER_MS; Date.now() < giveUpAt;) {
     if (createWithContent(path, text)) {

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { link, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { z } from "zod";
@@ -8,6 +8,7 @@ import { normalized, surelyValid } from "./check.js";
 import { isAlive } from "./holder.js";
 import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
+import { makeFolders } from "../files.js";
 
 export type PointerRead =
   | { kind: "missing" }
@@ -118,7 +119,7 @@ function createTemp(temp: string, dir: string): number {
     return openSync(temp, "wx", 0o600);
   } catch (err) {
     if (errnoCode(err) !== "ENOENT") throw err;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFolders(dir, 0o700);
     return openSync(temp, "wx", 0o600);
   }
 }

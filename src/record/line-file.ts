@@ -1,7 +1,7 @@
-import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { reasonOf } from "../errors.js";
-import { openPrivate } from "../files.js";
+import { makeFolders, openPrivate } from "../files.js";
 import type { Logger } from "../log/logger.js";
 import { tempPathFor } from "../pointer/atomic.js";
 
@@ -31,7 +31,7 @@ export class LineFile {
     const temp = tempPathFor(path);
     let fd: number | undefined;
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeFolders(dirname(path), 0o700);
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC;
       if (first === undefined) return new LineFile(openPrivate(path, flags), path, log);
       fd = openPrivate(temp, flags | constants.O_EXCL);

@@ -61,6 +61,17 @@ describe("agent resolution, as a shell does it", () => {
 });
 
 describe("errors name what failed, the path, and why in words", () => {
+  it("folders that cannot be made under /proc (the log, a recording, the pointer, the code cache): the agent runs, nothing spins", () => {
+    const sb = cleanup.sandbox();
+    const missing = "/proc/sessionpin-nope";
+    const ran = cli(sb, ["run", "--log", `${missing}/run.log`, "--record", `${missing}/run.cast`, "--", "sh", "-c", "echo ran"], { XDG_STATE_HOME: missing, XDG_CACHE_HOME: missing });
+    expect([ran.status, ran.stdout]).toEqual([0, "ran\r\n"]);
+    expect(ran.stderr).toBe(`sessionpin: cannot write ${missing}/run.cast (no such file or folder): running the agent without it\n`);
+    const pinned = cli(sb, ["run", "--agent", "claude", "--", "sh", "-c", "echo pinned"], { XDG_STATE_HOME: missing });
+    expect([pinned.status, pinned.stdout]).toEqual([0, "pinned\r\n"]);
+    expect(pinned.stderr).toMatch(new RegExp(`^sessionpin: cannot use ${missing}/sessionpin/claude/\\w+\\.json \\(no such file or folder\\): running the agent without pinning its session\n$`));
+  });
+
   it("an unreadable --prompt-file: exit 2, one line with the flag, the path and the reason, not a bare errno code", () => {
     const sb = cleanup.sandbox();
     const missing = join(sb.dir, "no-prompt.txt");
