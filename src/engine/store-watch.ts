@@ -33,6 +33,13 @@ export class StoreWatch {
     private readonly current: () => Pinned | undefined,
     /** Where every ID found goes, unjudged: the intake holds it against the grammar. */
     private readonly offer: (candidate: Candidate) => void,
+    /**
+     * The agent answers once and exits: its session cannot change while it runs (no `/clear`), so
+     * a new entry names it only while nothing else has. Once the run has its ID (chosen up front,
+     * resumed, or printed), a new entry is another run's in the same folder (a second chat
+     * thread's `--key`), and taking it would merge the two conversations.
+     */
+    private readonly oneShot = false,
   ) {}
 
   get needed(): boolean {
@@ -109,6 +116,7 @@ export class StoreWatch {
       this.#offer("store", store.rule, "confirmed", pinned.id);
     }
     if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
+    if (this.oneShot && pinned !== undefined) return;
     const head = headOf(store.inner === undefined ? entry.path : join(entry.path, store.inner), store.headBytes ?? HEAD_BYTES);
     // Not (yet) this folder's session: looked at again on the next poll, once it has content.
     if (store.belongs !== undefined && !store.belongs(head, this.context)) return;

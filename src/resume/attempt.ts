@@ -41,6 +41,8 @@ export interface AttemptOptions {
     readonly onPin: (event: PinEvent) => void;
     /** For the agent's on-disk session store. */
     readonly context: RunContext;
+    /** The agent answers once and exits: see StoreWatch. */
+    readonly oneShot?: boolean;
   };
   /** Typed into the PTY once the agent's output goes quiet. */
   readonly prompt?: { readonly text: string; readonly quietMs: number; readonly maxWaitMs: number };
@@ -209,13 +211,13 @@ function watchStore(
   clock: Clock,
   accepted: () => void,
 ): StoreWatch | undefined {
-  const { extractor, onPin, context } = capture;
+  const { extractor, onPin, context, oneShot } = capture;
   const watch = new StoreWatch(extractor.plugin, context, clock, () => extractor.tracker.current, (candidate) => {
     const pinned = extractor.tracker.current;
     const { verdict, events } = extractor.offer(candidate);
     if (showsSession(verdict, pinned)) accepted();
     for (const event of events) onPin(event);
-  });
+  }, oneShot === true);
   return watch.needed ? watch : undefined;
 }
 

@@ -258,6 +258,7 @@ function launch(
       extractor,
       onPin: (event) => pin.apply(event),
       context: runContext(o),
+      oneShot: plan.oneShot,
     },
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
     ...(warm ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),

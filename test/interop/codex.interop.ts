@@ -3,12 +3,13 @@
  * (a custom model provider in $HOME/.codex/config.toml). The fake API's record (its `session-id`
  * header and the `input` items) proves which thread a run continued.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyDriver } from "../../src/demo/driver.js";
 import { Cleanup, exitOf, pointerExists, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
-import type { Sandbox } from "../helpers/sandbox.js";
+import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { userTexts } from "./fake-anthropic.js";
 import { FakeOpenAI, messagesOf } from "./fake-openai.js";
 import { converse, oneShot, repeatSendsNothing, THREAD } from "./headless.js";
@@ -311,5 +312,22 @@ describe(`Codex ${VERSION} headless conversations, one per key`, () => {
     expect(asked(fresh[0]?.input ?? [])).toEqual(["which word?"]);
     expect(fresh[0]?.answer).toBe("FAKE-API: no word was given in this conversation.");
     console.log(`codex one-shot calls (ms): ${times.join(", ")}`);
+  });
+
+  it("two keys whose first calls overlap in one folder keep their own threads: the other run's new rollout is not taken for this one's", async () => {
+    const sb = codexSandbox();
+    // Each answer waits, so both runs are in flight, and each sees the other's rollout appear.
+    api().delayMs = 3000;
+    const alpha = call(sb, "thread-a", "remember the word alpha");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const bravo = call(sb, "thread-b", "remember the word bravo");
+    expect([(await alpha).code, (await bravo).code]).toEqual([0, 0]);
+    api().delayMs = 0;
+    const threadOf = (message: string): string | undefined => turnsAsking(message)[0]?.headers["session-id"] as string | undefined;
+    expect(threadOf("remember the word alpha")).not.toBe(threadOf("remember the word bravo"));
+    const listed = JSON.parse(execFileSync(process.execPath, [CLI, "sessions", "--json"], { cwd: sb.dir, env: sb.env, encoding: "utf8" })) as Array<{ key: string; id: string }>;
+    expect(Object.fromEntries(listed.map((s) => [s.key, s.id]))).toEqual({ "thread-a": threadOf("remember the word alpha"), "thread-b": threadOf("remember the word bravo") });
+    expect((await call(sb, "thread-a", "which word?")).code).toBe(0);
+    expect(turnsAsking("which word?").map((r) => r.answer)).toEqual(["FAKE-API: the word is alpha."]);
   });
 });

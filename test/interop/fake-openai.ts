@@ -35,6 +35,8 @@ export class FakeOpenAI {
   readonly requests: RecordedResponsesRequest[] = [];
   /** While set, every `/v1/responses` request is refused with this status (a revoked key, an outage). */
   failWith: number | undefined;
+  /** How long each `/v1/responses` answer waits: runs in flight at once overlap (a busy model). */
+  delayMs = 0;
   readonly #server: LocalServer;
   #count = 0;
 
@@ -81,6 +83,7 @@ export class FakeOpenAI {
       sendJson(res, 404, { error: { message: `fake OpenAI API: no ${req.method} ${path}`, type: "invalid_request_error" } });
       return;
     }
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     this.#count += 1;
     const id = `resp_fake${this.#count}`;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
