@@ -28,9 +28,14 @@ function all(user: readonly AgentPlugin[]): readonly AgentPlugin[] {
   return [...user, ...builtIn.filter((plugin) => !user.some((u) => u.name === plugin.name))];
 }
 
-/** The plugin named `name` (`--agent NAME`), matched by plugin name or executable name. */
+/**
+ * The plugin named `name` (`--agent NAME`): by plugin name, else by executable name. A name wins
+ * over an executable: `--agent claude` is the plugin called claude even where a user plugin lists
+ * `claude` among its executables.
+ */
 export function pluginNamed(name: string, user: readonly AgentPlugin[] = []): AgentPlugin | undefined {
-  return all(user).find((plugin) => plugin.name === name || plugin.names.includes(name));
+  const plugins = all(user);
+  return plugins.find((plugin) => plugin.name === name) ?? plugins.find((plugin) => plugin.names.includes(name));
 }
 
 /** The plugin for an executable, chosen by its basename. */

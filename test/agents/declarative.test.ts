@@ -7,6 +7,7 @@ import { definePlugin, PluginError } from "../../src/agents/declarative.js";
 import { parsePlugin } from "../../src/agents/user/parse.js";
 import { loadUserPlugins } from "../../src/agents/user/load.js";
 import { judgeLine } from "../../src/engine/match.js";
+import { pluginForCommand, pluginNamed } from "../../src/agents/registry.js";
 
 const base = { name: "acme", names: ["acme"], grammar: "acme-[0-9a-f]{8}", resume: ["{args}", "--resume", "{id}"] };
 
@@ -66,6 +67,19 @@ describe("definePlugin", () => {
   it("rejects a flag prompt without the flag, naming the field", () => {
     expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(PluginError);
     expect(parsePlugin({ ...base, prompt: { via: "flag" } })).toEqual({ problems: ['field prompt.flag: required when prompt.via is "flag"'] });
+  });
+});
+
+describe("pluginNamed", () => {
+  it("takes --agent NAME for the plugin of that name before one that lists NAME among its executables", () => {
+    const lister = definePlugin({ ...base, name: "myclaude", names: ["claude", "myclaude"] });
+    expect(pluginNamed("claude", [lister])?.name).toBe("claude");
+    expect(pluginNamed("myclaude", [lister])).toBe(lister);
+    // By executable, the user's plugin still handles `claude`.
+    expect(pluginForCommand("/usr/bin/claude", [lister])).toBe(lister);
+    // A user plugin with a built-in's name replaces it.
+    const replacing = definePlugin({ ...base, name: "claude", names: ["claude"] });
+    expect(pluginNamed("claude", [replacing])).toBe(replacing);
   });
 });
 
