@@ -83,6 +83,8 @@ function detect(first: Buffer): Format {
   }
   // The first line is no whole object (a pretty-printed state file, or longer than this look).
   const head = text.slice(0, 4096).trimStart();
+  // `jq .` or `json.tool` of a state file: "{" alone on the first line, "messages" below it.
+  if (/^\{[ \t\r]*\n/.test(head) && /"messages"\s*:\s*\[/.test(head)) return "agentapi-state";
   if (head.startsWith("{") && /^\{[^\n]*"messages"\s*:\s*\[/.test(head) && !/\}\s*\n\s*\{/.test(head)) return "agentapi-state";
   if (head.startsWith("{")) return "jsonl";
   return "raw";
@@ -150,7 +152,7 @@ async function* agentapiMessages(input: Readable, path: string): AsyncIterable<C
     parts.push(chunk as Buffer);
   }
   const { AgentapiState } = await import("./source-schemas.js");
-  const state = AgentapiState.safeParse(parseJson(Buffer.concat(parts).toString("utf8")));
+  const state = AgentapiState.safeParse(parseJson(Buffer.concat(parts).toString("utf8").replace(BOM, "")));
   if (!state.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an agentapi state file (${state.error.issues[0]?.message ?? "invalid"})`);
   const messages = state.data.messages.filter((m) => m.role === "agent");
   const start = Date.parse(messages[0]?.time ?? "");

@@ -144,6 +144,19 @@ describe("replay sources", () => {
     expect((await slowly([state.slice(0, 5), state.slice(5)])).format).toBe("agentapi-state");
   });
 
+  it("reads agentapi's state file pretty-printed (jq ., json.tool) or with a byte-order mark in front", async () => {
+    const path = join(temp(), "state.json");
+    const state = { version: 1, messages: [{ id: 0, role: "agent", message: "hello", time: "2026-11-27T10:00:00Z" }] };
+    for (const text of [`${JSON.stringify(state, null, 4)}\n`, `\uFEFF${JSON.stringify(state)}\n`, `\uFEFF${JSON.stringify(state, null, 2)}`]) {
+      writeFileSync(path, text);
+      const source = await openSource(path, "auto");
+      expect([source.format, (await drain(source)).toString("utf8")], JSON.stringify(text.slice(0, 20))).toEqual(["agentapi-state", "hello\n"]);
+    }
+    // Pretty-printed JSON that is no state file stays JSON lines.
+    writeFileSync(path, `${JSON.stringify({ type: "system", session_id: "x" }, null, 2)}\n`);
+    expect((await openSource(path, "auto")).format).toBe("jsonl");
+  });
+
   it("stops reading an endless agentapi state file at 256 MiB with a usage error", async () => {
     expect(await failureOf(drain(await openSource("/dev/zero", "agentapi-state")))).toBe("sessionpin: /dev/zero: longer than 256 MiB: not an agentapi state file");
   });
