@@ -51,6 +51,7 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
     rejected: spec.rejected.map((source) => new RegExp(source)),
     transient: spec.transient.map((source) => new RegExp(source)),
     ...(spec.saysRejected ? { saysRejected: true } : {}),
+    ...(spec.turnFailed !== undefined ? { turnFailed: spec.turnFailed.map((source) => new RegExp(source)) } : {}),
     invocation: (args) => ({ message: ownMessage(args), oneShot: hasOption(tokenize(args, argv), spec.prompt.oneShot) }),
     coldArgs(args, prompt): ColdStart {
       if (prompt === undefined || spec.prompt.via === "pty") return { args: [...args], promptVia: "pty" };

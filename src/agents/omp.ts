@@ -1,6 +1,6 @@
 import type { ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
-import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID } from "./pi-family.js";
+import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID, TURN_FAILED } from "./pi-family.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
@@ -59,6 +59,7 @@ const data = definePlugin({
   //   Run `omp --resume` without an argument to pick from recent sessions, or `omp` to start a new one.
   rejected: ['Session "[^"\\n]*" not found\\.'],
   saysRejected: true,
+  turnFailed: [...TURN_FAILED],
   transient: [
     ...PROVIDER_FAILURES,
     // 18.2.3 on Bun, provider at a closed port: `ECONNREFUSED: Unable to connect. Is the computer

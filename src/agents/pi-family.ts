@@ -37,6 +37,12 @@ export const PROVIDER_FAILURES: readonly string[] = [
   "^(?:Error: )?[45]\\d\\d \\S",
 ];
 
+/**
+ * `--mode json` exits 0 when the provider fails; the turn's end says so. pi 0.73.1 against a 401:
+ * `{"type":"turn_end","message":{"role":"assistant",…,"stopReason":"error",…,"errorMessage":"401 …"}}`.
+ */
+export const TURN_FAILED: readonly string[] = ['^\\{"type":"turn_end",.*"stopReason":"error"'];
+
 /** The session folder sessionpin gives the agent for this working folder, under `~/<dot>/agent/sessionpin`. */
 export function familySessionDir(dot: string, context: Pick<RunContext, "home" | "cwd">): string {
   const encoded = context.cwd.replace(/^[/\\]+/, "").replace(/[/\\:]/g, "-");

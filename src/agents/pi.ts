@@ -1,6 +1,6 @@
 import type { ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
-import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID } from "./pi-family.js";
+import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID, TURN_FAILED } from "./pi-family.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
@@ -41,6 +41,7 @@ const data = definePlugin({
   //   No session found matching '01a2145e-bf00-73cb-b3e6-000000000000'
   rejected: ["No session found matching '[^'\\n]*'"],
   saysRejected: true,
+  turnFailed: [...TURN_FAILED],
   transient: [
     ...PROVIDER_FAILURES,
     // 0.73.1, provider at a closed port: three retries, then `Connection error.` (the OpenAI

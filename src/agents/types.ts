@@ -144,6 +144,12 @@ export interface AgentPlugin {
    * start, before any turn, counts as a rejection too.
    */
   readonly saysRejected?: boolean;
+  /**
+   * Output of a one-shot run meaning its turn failed though it exits 0 (pi's `--mode json`
+   * `turn_end` with `"stopReason":"error"`): the message does not count as had, and the same call
+   * again delivers it.
+   */
+  readonly turnFailed?: readonly RegExp[];
   readonly upfront?: UpfrontCommand;
   /**
    * Names the new session in argv (`claude --session-id <uuid>`), so no parsing is needed;

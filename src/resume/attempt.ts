@@ -2,7 +2,7 @@ import type { Clock, Timer } from "../clock.js";
 import type { Line } from "../engine/capture/line.js";
 import { Capture } from "../engine/capture/pipeline.js";
 import type { Extractor } from "../engine/extract.js";
-import type { Verdict } from "../engine/match.js";
+import { matchesAny, type Verdict } from "../engine/match.js";
 import type { PinEvent, Pinned } from "../engine/tracker.js";
 import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
@@ -64,6 +64,8 @@ export interface AttemptOutcome {
   readonly promptSent: boolean;
   /** Someone submitted input through the terminal (an Enter passed on: agentapi's messages). */
   readonly entered: boolean;
+  /** A one-shot run's output said its turn failed (AgentPlugin.turnFailed), whatever its exit code. */
+  readonly turnFailed?: boolean;
 }
 
 /** Runs the agent once in a PTY, passing everything through, and reports how it ended. */
@@ -101,6 +103,9 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   // Set per chunk: while the output can still reject the ID, or a trace wants every line, all are read.
   let everyLine = true;
   const extractor = o.capture?.extractor;
+  // A one-shot run's every line is read when the plugin knows how its turn says it failed.
+  const failures = o.capture?.oneShot === true ? (extractor?.plugin.turnFailed ?? []) : [];
+  let turnFailed = false;
   // Without a plugin nothing reads the lines: the output is only passed through.
   const width = o.terminal.size().cols;
   const makeCapture = extractor && ((): Capture => new Capture({
@@ -118,6 +123,10 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
       killTimer = o.clock.setTimeout(() => agent.signal("SIGKILL"), KILL_GRACE_MS);
     }
     if (line.cut) o.log.warn(`line ${line.n} (byte ${line.offset}) is longer than the capture limit: cut`);
+    if (!turnFailed && matchesAny(failures, line.text)) {
+      turnFailed = true;
+      o.log.info(`line ${line.n} says the turn failed: its message is not counted as had`);
+    }
     if (explainer === undefined || o.capture === undefined) return;
     const before = o.capture.extractor.tracker.current;
     const { verdicts, events, trace } = explainer.line(line, (o.clock.now() - startedAt) / 1000);
@@ -132,7 +141,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     // The screen first: capture work never delays the agent's bytes.
     { output: (chunk) => { if (!o.terminal.write(chunk)) agent.pause(); } },
     ...(o.record !== undefined ? [o.record] : []),
-    ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = watch?.listening(o.clock.now()) ?? false), o.clock)] : []),
+    ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = failures.length > 0 || (watch?.listening(o.clock.now()) ?? false)), o.clock)] : []),
     ...(quiet !== undefined ? [{ output: () => quiet.activity(), end: () => quiet.cancel() }] : []),
   ]);
   agent.onData((chunk) => sinks.output(chunk));
@@ -146,7 +155,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   if (dropped > 0) o.log.info(`dropped ${dropped} bytes of piped input: a warm start does not send the prompt again`);
   o.log.info(`agent exited: code ${status.exitCode}, signal ${status.signal}`);
   const rejected = watch?.verdict({ code: status.exitCode, signal: status.signal, now: o.clock.now(), signalledByUs });
-  const sent = { signalledByUs, promptSent: quiet?.submitted ?? false, entered };
+  const sent = { signalledByUs, promptSent: quiet?.submitted ?? false, entered, turnFailed };
   return rejected === undefined ? { status, ...sent } : { status, rejected, ...sent };
 }
 

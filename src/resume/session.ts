@@ -274,7 +274,7 @@ function tookTurn(plan: StartPlan, pointer: Pointer | undefined, outcome: Attemp
   const { exitCode, signal } = outcome.status;
   const clean = exitCode === 0 && signal === 0;
   // A one-shot run reads no typed message: one its plugin could only type never reached it.
-  if (plan.oneShot) return clean && !outcome.signalledByUs && plan.promptVia !== "pty";
+  if (plan.oneShot) return clean && !outcome.signalledByUs && plan.promptVia !== "pty" && outcome.turnFailed !== true;
   return pointer?.state === "confirmed" && (clean || outcome.signalledByUs);
 }
 

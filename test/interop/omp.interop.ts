@@ -24,6 +24,7 @@ describeFamily({
   refusal: (id) => `Session "${id}" not found.`,
   // With retries off (`retry.enabled: false`), one attempt fails after about 31 s.
   closedPort: { text: /^ECONNREFUSED: Unable to connect\. Is the computer able to access the url\?$/m, title: "ECONNREFUSED" },
+  jsonRefusedExit: 1,
   // Keyed calls in json mode: each call's header names the session it ran in.
   headlessMode: ["--mode", "json"],
 });

@@ -44,6 +44,8 @@ export interface FamilyAgent {
   readonly closedPort: { readonly text: RegExp; readonly title: string };
   /** The output mode of the keyed one-shot calls (`--mode json`: each header names the session). */
   readonly headlessMode: readonly string[];
+  /** Its exit code when the provider refuses a `--mode json -p` turn: pi 0.73.1 exits 0 (the turn's end says error). */
+  readonly jsonRefusedExit: number;
 }
 
 /** What an agent's own tests share with the suite: its sandbox, the fake API and the helpers. */
@@ -275,6 +277,25 @@ export function describeFamily(agent: FamilyAgent): Family {
       expect(more).toEqual([]);
       expect(asked(request)).toEqual([REMEMBER, ASK, ASK]);
       expect(answers(request)).toEqual([NOTED]);
+      expect(request?.answer).toBe(KNOWN);
+      expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}, {}] });
+    });
+
+    it(`a provider refusing with 401 on a warm \`--mode json -p\` follow-up: ${agent.name} exits ${agent.jsonRefusedExit}, its turn ended in an error, so the message is not counted and the retried call delivers it`, async () => {
+      const sb = sandbox();
+      const command = [...COMMAND, "--mode", "json", "-p"];
+      const id = await coldPrint(sb);
+      api().refuseWith = 401;
+      const warm = cleanup.driver(sb.sessionpin(run(sb, [], [...command, ASK])));
+      expect((await exitOf(warm, WAIT_MS * 4)).exitCode).toBe(agent.jsonRefusedExit);
+      expect(warm.text).toContain('"stopReason":"error"');
+      expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}] });
+
+      api().refuseWith = undefined;
+      const retried = cleanup.driver(sb.sessionpin(run(sb, [], [...command, ASK])));
+      expect((await exitOf(retried, WAIT_MS * 4)).exitCode).toBe(0);
+      const [request, ...more] = api().conversation(ASK).filter((r) => r.answer !== undefined);
+      expect(more).toEqual([]);
       expect(request?.answer).toBe(KNOWN);
       expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [], messages: [{}, {}] });
     });

@@ -25,6 +25,7 @@ const { api, VERSION, COMMAND: PI, sandbox: piSandbox, dirOf, BOUND_MS } = descr
   stale: "01a2145e-bf00-73cb-b3e6-ed06bac459d9",
   refusal: (id) => `No session found matching '${id}'`,
   closedPort: { text: /^Connection error\.$/m, title: "`Connection error.`" },
+  jsonRefusedExit: 0,
   // Keyed calls in text mode: the answer alone on stdout.
   headlessMode: [],
 });

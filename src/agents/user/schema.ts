@@ -60,4 +60,6 @@ export const DeclarativePluginSchema = z.strictObject({
   transient: z.array(regex).optional(),
   /** The agent says in words when it cannot resume an ID (`rejected`): an exit without them is no rejection. */
   saysRejected: z.boolean().optional(),
+  /** Output of a one-shot run meaning its turn failed though it exits 0: the message is not counted as had. */
+  turnFailed: z.array(regex).optional(),
 });
