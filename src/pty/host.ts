@@ -1,5 +1,6 @@
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import type { IPty } from "@lydell/node-pty";
+import { endInputOnceRead } from "./input-end.js";
 import { ptyModule } from "./native.js";
 import { signalGroup } from "./signals.js";
 import { readIntoSlabs } from "./slab-reads.js";
@@ -17,6 +18,11 @@ export interface AgentPty {
   /** Sends `signal` to the agent's whole process group, as a terminal would. */
   signal(signal: NodeJS.Signals): void;
   onData(listener: (chunk: Buffer) => void): void;
+  /**
+   * Our input ended (a pipe or file, not a terminal): end-of-file, as a user at a terminal gives
+   * it, once the agent reads (input-end.ts). `lineOpen`: the last byte sent did not end a line.
+   */
+  endInput?(lineOpen: boolean): void;
   pause(): void;
   resume(): void;
   readonly exited: Promise<ExitStatus>;
@@ -43,19 +49,27 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
     ...(options.env["TERM"] !== undefined ? { name: options.env["TERM"] } : {}),
     encoding: null,
   });
-  const release = holdSlave(child);
+  // node-pty keeps the slave's device path in a field its typings do not declare.
+  const device = (child as unknown as { _pty?: unknown })._pty;
+  const release = holdSlave(device);
+  const write = directWrite(child);
+  let stopEnding = (): void => undefined;
   const exited = new Promise<ExitStatus>((resolve) => {
     child.onExit(({ exitCode, signal }) => {
+      stopEnding();
       release();
       resolve({ exitCode, signal: signal ?? 0 });
     });
   });
   return {
     pid: child.pid,
-    write: directWrite(child),
+    write,
     resize: (cols, rows) => child.resize(cols, rows),
     signal: (signal) => signalGroup(child.pid, signal),
     onData: outputListeners(child),
+    endInput: (lineOpen) => {
+      if (typeof device === "string") stopEnding = endInputOnceRead(child.pid, device, write, lineOpen);
+    },
     pause: () => child.pause(),
     resume: () => child.resume(),
     exited,
@@ -121,9 +135,7 @@ export function exitCodeOf(status: ExitStatus): number {
  * master keeps delivering until it is drained. O_NOCTTY: it must not become our terminal.
  * Returns the release.
  */
-function holdSlave(terminal: IPty): () => void {
-  // node-pty keeps the slave's device path in a field its typings do not declare.
-  const device = (terminal as unknown as { _pty?: unknown })._pty;
+function holdSlave(device: unknown): () => void {
   if (typeof device !== "string") return () => undefined;
   let fd: number | undefined;
   try {

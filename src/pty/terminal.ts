@@ -13,6 +13,8 @@ export class OuterTerminal {
   readonly #drainListeners: Array<() => void> = [];
   #held: Buffer[] = [];
   #wasRaw = false;
+  #ended = false;
+  #onEnd: (() => void) | undefined;
   #savedOutputMode: string | undefined;
 
   constructor(
@@ -61,20 +63,31 @@ export class OuterTerminal {
       if (this.#sink) this.#sink(chunk);
       else this.#held.push(chunk);
     });
+    // A terminal never ends; a pipe or a file does, and the agent reading it must hear so.
+    this.stdin.once("end", () => {
+      this.#ended = true;
+      if (this.#sink) this.#onEnd?.();
+    });
     this.stdin.resume();
   }
 
-  /** Input goes to `sink` from now on, starting with whatever arrived while nobody listened. */
-  attach(sink: (chunk: Buffer) => void): void {
+  /**
+   * Input goes to `sink` from now on, starting with whatever arrived while nobody listened; its
+   * end (stdin a pipe or file) to `onEnd`.
+   */
+  attach(sink: (chunk: Buffer) => void, onEnd?: () => void): void {
     this.#sink = sink;
+    this.#onEnd = onEnd;
     const held = this.#held;
     this.#held = [];
     for (const chunk of held) sink(chunk);
+    if (this.#ended) onEnd?.();
   }
 
   /** Input is held again (between one agent's exit and the next one's start). */
   detach(): void {
     this.#sink = undefined;
+    this.#onEnd = undefined;
   }
 
   /** Drops input held so far and returns its size (a piped prompt not to be sent again). */

@@ -87,15 +87,21 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   });
   let dropped = 0;
   let entered = false;
+  let lineOpen = false;
+  // Piped input that ended is end-of-file to the agent (`echo x | sessionpin run -- wc -c`), even
+  // where its content was dropped: what reads it to the end must not wait for ever.
+  const ended = (): void => agent.endInput?.(lineOpen);
   o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => {
     agent.write(chunk);
     o.record?.input(chunk);
+    const last = chunk.at(-1);
+    if (last !== undefined) lineOpen = last !== 0x0a && last !== 0x0d;
     // Enter submits a message (agentapi ends each with "\r"): the agent is taking turns.
     if (chunk.includes(0x0d)) {
       entered = true;
       watch?.accept();
     }
-  });
+  }, ended);
 
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);

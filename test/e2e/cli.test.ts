@@ -36,6 +36,28 @@ describe("an agent with no plugin", () => {
   });
 });
 
+describe("input that is not a terminal", () => {
+  it("ends: an agent reading to the end of its input gets end-of-file, after a line in progress too; one in raw mode gets no ^D", async () => {
+    const sb = cleanup.sandbox();
+    const piped = (input: string, command: string[]) => spawnSync(process.execPath, [CLI, "run", "--pointer", sb.pointer, "--", ...command], { cwd: sb.dir, env: sb.env, input, encoding: "utf8", timeout: WAIT_MS });
+    // The PTY echoes what it is given, as a terminal would, before the agent's answer.
+    expect(piped("hello\n", ["wc", "-c"])).toMatchObject({ status: 0, stdout: "hello\r\n6\r\n" });
+    expect(piped("abc", ["wc", "-c"])).toMatchObject({ status: 0, stdout: "abc3\r\n" });
+    // Input that ended before a TUI went raw: no ^D waits for it there, to be read as a key.
+    const late = piped("", ["sh", "-c", "sleep 0.5; stty raw -echo; timeout --foreground 1 dd bs=1 count=1 status=none | od -An -c; stty sane; echo end"]);
+    expect(late).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\s*end\r?\n$/) as unknown });
+    // Raw mode, as a TUI reads keys: the input ends once it is in raw mode; the bytes arrive, no ^D.
+    const raw = spawn(process.execPath, [CLI, "run", "--pointer", sb.pointer, "--", "sh", "-c", "stty raw -echo; echo ready; timeout --foreground 2 dd bs=1 count=3 status=none | od -An -c; stty sane"], { cwd: sb.dir, env: sb.env, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    raw.stdout.on("data", (chunk: Buffer) => void (out += chunk.toString("utf8")));
+    const exited = once(raw, "exit");
+    await waitUntil(() => out.includes("ready"), "the reader in raw mode");
+    raw.stdin.end("ab");
+    expect(((await exited) as [number])[0]).toBe(0);
+    expect(out.slice(out.indexOf("ready") + 5).replace(/\s+/g, " ").trim()).toBe("a b");
+  });
+});
+
 describe("agent resolution, as a shell does it", () => {
   it("exits 127 with one line on stderr when the agent is not found", () => {
     const sb = cleanup.sandbox();
