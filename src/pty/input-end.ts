@@ -6,7 +6,8 @@ const ICANON = 0o2;
 const VEOF = 4;
 // read(2)'s number, as /proc/<pid>/syscall shows it.
 const READ: Partial<Record<NodeJS.Architecture, number>> = { x64: 0, arm64: 63, arm: 3, ia32: 3 };
-const POLL_MS = 100;
+const FIRST_POLL_MS = 20;
+const MAX_POLL_MS = 1000;
 // Long enough for a command that reads its input after a while; not a poll for a whole session.
 const GIVE_UP_MS = 30_000;
 
@@ -20,15 +21,19 @@ const GIVE_UP_MS = 30_000;
  */
 export function endInputOnceRead(pid: number, device: string, write: (data: Buffer) => void, lineOpen: boolean): () => void {
   const started = Date.now();
-  const timer = setInterval(() => {
-    if (Date.now() - started > GIVE_UP_MS) return clearInterval(timer);
-    if (!waitsToRead(pid, device)) return;
-    clearInterval(timer);
-    const eof = canonicalEof(device);
-    if (eof !== undefined) write(Buffer.from(lineOpen ? [eof, eof] : [eof]));
-  }, POLL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  let timer: NodeJS.Timeout | undefined;
+  // Looked at soon, then less and less often: an agent busy with its output pays next to nothing.
+  const look = (delay: number): void => {
+    timer = setTimeout(() => {
+      if (Date.now() - started > GIVE_UP_MS) return;
+      if (!waitsToRead(pid, device)) return look(Math.min(delay * 2, MAX_POLL_MS));
+      const eof = canonicalEof(device);
+      if (eof !== undefined) write(Buffer.from(lineOpen ? [eof, eof] : [eof]));
+    }, delay);
+    timer.unref();
+  };
+  look(FIRST_POLL_MS);
+  return () => clearTimeout(timer);
 }
 
 /** Whether a process of the terminal's foreground group, in the agent's tree, waits in read(2) on it. */
