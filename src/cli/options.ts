@@ -63,9 +63,15 @@ export function parseOptions<O extends Options>(argv: readonly string[], options
   try {
     values = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Values<O>;
   } catch (error) {
-    throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
+    throw flagError(error, usage);
   }
   return fromEnvironment(values, options, env);
+}
+
+/** A flag parseArgs refused, in one line, as every error before the agent starts: the usage is a --help away. */
+export function flagError(error: unknown, usage: string): SessionpinError {
+  const command = /^Usage: (sessionpin(?: \w+)?)/.exec(usage)?.[1] ?? "sessionpin";
+  return new SessionpinError("usage", `sessionpin: ${(error as Error).message.replaceAll("\n", " ")} (\`${command} --help\` lists the options)`);
 }
 
 // A flag given on the command line also silences the environment's value for its rival.

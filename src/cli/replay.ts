@@ -3,7 +3,7 @@ import { errnoCode, EXIT, reasonOf, SessionpinError } from "../errors.js";
 import { formatTrace } from "../explain/format.js";
 import { replay, type ReplayResult } from "../replay/replay.js";
 import { FORMATS, openSource, type Format, type Source } from "../replay/sources.js";
-import { choosePlugin, fromEnvironment, userPlugins } from "./options.js";
+import { choosePlugin, flagError, fromEnvironment, userPlugins } from "./options.js";
 import { parseArgs } from "node:util";
 
 const COMMON = `Options:
@@ -69,7 +69,7 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   try {
     parsed = parseArgs({ args: [...argv], options: REPLAY_OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new SessionpinError("usage", `sessionpin: ${(error as Error).message}\n${usage}`);
+    throw flagError(error, usage);
   }
   const values = fromEnvironment(parsed.values, REPLAY_OPTIONS);
   const files = parsed.positionals;
