@@ -155,7 +155,8 @@ export function judge(grammar: RegExp, candidate: Pick<Candidate, "rule" | "stat
 // one that would split a log line (CR, LF) or that no argv can hold (NUL) is never an ID. A user
 // plugin with a loose grammar ("[^ ]+") and a resume template of ["{args}", "{id}"] must not put
 // `--dangerously-allow-all` into the agent's argv from a forged pointer or a line of output.
-const NEVER_AN_ID = /^-|[\0\n\r]/;
+// Nor is nothing: a grammar that allows "" ("x*") would pin an ID the pointer's schema refuses.
+const NEVER_AN_ID = /^$|^-|[\0\n\r]/;
 
 /** Whether `value` is a whole ID of `grammar`: the test every ID meets before it is pinned or resumed. */
 export function fitsGrammar(grammar: RegExp, value: string): boolean {

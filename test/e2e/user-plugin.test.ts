@@ -104,6 +104,16 @@ describe("a plugin whose grammar takes anything", () => {
     if (!("plugin" in parsed)) throw new Error(parsed.problems.join("; "));
     expect(judgeLine(parsed.plugin, line)).toEqual([{ kind: "refused", rule: "any", reason: "grammar", value: "-rf" }]);
   });
+
+  it("never takes an empty value for an ID, in replay as in run (the pointer's schema refuses one)", () => {
+    const sb = cleanup.sandbox();
+    const empty = join(sb.dir, "empt.json");
+    writeFileSync(empty, JSON.stringify({ name: "empt", names: ["empt"], grammar: "x*", json: [{ name: "any", field: "session_id", state: "confirmed" }], resume: ["{args}", "{id}"] }));
+    const input = join(sb.dir, "out.jsonl");
+    writeFileSync(input, '{"session_id":""}\n');
+    const replayed = cli(sb, ["replay", "--plugin", empty, "--agent", "empt", input]);
+    expect([replayed.status, replayed.stdout]).toEqual([1, `${input}: no ID found (jsonl, agent empt)\n`]);
+  });
 });
 
 // Torture suite, hostile user plugins: a text rule that backtracks catastrophically on the
