@@ -68,6 +68,17 @@ describe("agent resolution, as a shell does it", () => {
     expect(result.stderr).toMatch(/no-such-agent-4f2a: command not found/);
   });
 
+  it("exits 127 with one line when the agent is a script whose #! interpreter is missing, and runs no later namesake on PATH", () => {
+    const sb = cleanup.sandbox();
+    const [first, second] = [join(sb.dir, "bin1"), join(sb.dir, "bin2")];
+    mkdirSync(first);
+    mkdirSync(second);
+    writeFileSync(join(first, "twin-agent"), "#!/nonexistent/interp\necho first\n", { mode: 0o755 });
+    writeFileSync(join(second, "twin-agent"), "#!/bin/sh\necho second\n", { mode: 0o755 });
+    const result = cli(sb, ["run", "--pointer", sb.pointer, "--", "twin-agent"], { PATH: `${first}:${second}:${process.env["PATH"] ?? ""}` });
+    expect([result.status, result.stdout, result.stderr]).toEqual([127, "", `sessionpin: twin-agent: cannot execute: its interpreter /nonexistent/interp (${join(first, "twin-agent")}, line 1) is not there\n`]);
+  });
+
   it("exits 126 when the agent given by path is not executable", () => {
     const sb = cleanup.sandbox();
     const script = join(sb.dir, "not-executable.sh");
