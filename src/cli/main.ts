@@ -65,6 +65,9 @@ async function main(argv: readonly string[]): Promise<number> {
   // Asked for, the usage is the output; with no command at all it is the error (as for an unknown one).
   if (name === undefined) throw new SessionpinError("usage", `sessionpin: no command given\n${USAGE}`);
   if (name === "-h" || name === "--help" || name === "help") {
+    // `sessionpin help replay`, as git and npm take it: that command's own help.
+    const about = name === "help" && rest[0] !== undefined && Object.hasOwn(commands, rest[0]) ? commands[rest[0]] : undefined;
+    if (about !== undefined) return about(["--help"]);
     process.stdout.write(`${USAGE}\n`);
     return EXIT.ok;
   }

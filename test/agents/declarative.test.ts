@@ -91,7 +91,8 @@ describe("loadUserPlugins", () => {
     dir = mkdtempSync(join(tmpdir(), "sessionpin-plugins-"));
     const folder = join(dir, "config", "sessionpin", "plugins");
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, "good.json"), JSON.stringify({ ...base, name: "good", names: ["good"] }));
+    // Saved with a byte-order mark, as some editors do.
+    writeFileSync(join(folder, "good.json"), `\uFEFF${JSON.stringify({ ...base, name: "good", names: ["good"] })}`);
     writeFileSync(join(folder, "bad.json"), JSON.stringify({ ...base, name: "Bad Name", extra: 1 }));
     writeFileSync(join(folder, "notjson.json"), "{ nope");
     writeFileSync(join(folder, "ignored.txt"), "not a plugin");
@@ -118,7 +119,8 @@ describe("loadUserPlugins", () => {
     execFileSync("mkfifo", [join(folder, "fifo.json")]);
     symlinkSync("/dev/zero", join(folder, "zero.json"));
     writeFileSync(join(folder, "huge.json"), Buffer.alloc(2 << 20, " "));
-    writeFileSync(join(folder, "good.json"), JSON.stringify({ ...base, name: "good", names: ["good"] }));
+    // Saved with a byte-order mark, as some editors do.
+    writeFileSync(join(folder, "good.json"), `\uFEFF${JSON.stringify({ ...base, name: "good", names: ["good"] })}`);
     const started = Date.now();
     const loaded = await loadUserPlugins([], { XDG_CONFIG_HOME: join(dir, "config") }, dir, dir);
     expect(Date.now() - started).toBeLessThan(2_000);

@@ -41,6 +41,9 @@ describe("no command", () => {
     const asked = spawnSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });
     expect([asked.status, asked.stderr]).toEqual([0, ""]);
     expect(asked.stdout).toMatch(/^Usage: sessionpin /);
+    // `help <command>`, as git and npm take it: that command's help.
+    const about = spawnSync(process.execPath, [CLI, "help", "replay"], { encoding: "utf8" });
+    expect([about.status, about.stderr, about.stdout.split("\n", 1)[0]]).toEqual([0, "", "Usage: sessionpin replay [options] FILE…|-"]);
   });
 });
 

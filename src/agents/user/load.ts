@@ -57,7 +57,8 @@ function loadOne(file: string, parsePlugin: (json: unknown) => { plugin: AgentPl
   try {
     const read = readSmallFile(file, MAX_PLUGIN_BYTES, "a plugin");
     if ("problem" in read) return { problem: [`plugin ${file}: ${read.problem}`] };
-    json = JSON.parse(read.text);
+    // Editors on some systems save UTF-8 with a byte-order mark: not content.
+    json = JSON.parse(read.text.replace(/^\uFEFF/, ""));
   } catch (error) {
     const reason = errnoCode(error) !== undefined ? reasonOf(error) : `not JSON: ${messageOf(error)}`;
     return { problem: [`plugin ${file}: ${reason}`] };
