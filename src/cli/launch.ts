@@ -14,13 +14,13 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { tempPathFor } from "../pointer/atomic.js";
 import { removeLeftoverTemps } from "../pointer/store.js";
 import { makeFolders } from "../files.js";
+import { homeOf } from "../home.js";
 
 // The bundle's first line: its hash, as scripts/bundle.mjs writes it. V8 checks a cache against
 // the source's length, not its bytes, so each build's cache needs a name of its own.
@@ -53,7 +53,9 @@ function cachePath(code: string, env: NodeJS.ProcessEnv): CacheFile | undefined 
   if (env["NODE_DISABLE_COMPILE_CACHE"] || !code.startsWith(BUNDLE_MARK)) return undefined;
   const hash = code.slice(BUNDLE_MARK.length, code.indexOf("\n"));
   if (!/^[0-9a-f]{16,64}$/.test(hash)) return undefined;
-  const base = env["XDG_CACHE_HOME"] || homeCache();
+  // A relative XDG_CACHE_HOME or HOME would put it below whatever folder the agent runs in.
+  const xdg = env["XDG_CACHE_HOME"];
+  const base = xdg && isAbsolute(xdg) ? xdg : homeCache(env);
   if (base === undefined) return undefined;
   const dir = join(base, "sessionpin");
   if (!ownedPrivately(dir)) return undefined;
@@ -61,13 +63,10 @@ function cachePath(code: string, env: NodeJS.ProcessEnv): CacheFile | undefined 
   return { dir, file: join(dir, `${prefix}${process.version}-${process.arch}${SUFFIX}`), prefix };
 }
 
-// No HOME and no passwd entry for the user (a container run with an arbitrary uid): no cache.
-function homeCache(): string | undefined {
-  try {
-    return join(homedir(), ".cache");
-  } catch {
-    return undefined;
-  }
+// No home (no HOME and no passwd entry: a container run with an arbitrary uid): no cache.
+function homeCache(env: NodeJS.ProcessEnv): string | undefined {
+  const home = homeOf(env);
+  return home === undefined ? undefined : join(home, ".cache");
 }
 
 /**

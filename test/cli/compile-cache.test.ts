@@ -5,7 +5,7 @@
  * V8 took it: the file is left as it was.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -142,6 +142,17 @@ it.skipIf(process.getuid?.() !== 0)("runs as before for a user with no home fold
   expect(result.stderr).toBe("");
   expect(result.stdout).toBe(`sessionpin ${PACKAGE.version}\n`);
   expect(result.status).toBe(0);
+});
+
+it("puts no cache below the working folder for a relative HOME or XDG_CACHE_HOME: the user's own home then, as for the pointer", () => {
+  const home = join(dir, "home");
+  mkdirSync(home);
+  for (const env of [{ HOME: "relhome", XDG_CACHE_HOME: "" }, { HOME: home, XDG_CACHE_HOME: "relcache" }]) {
+    const result = spawnSync(process.execPath, [CLI, "--version"], { cwd: dir, env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", ...env }, encoding: "utf8", timeout: 20_000 });
+    expect([result.status, result.stderr]).toEqual([0, ""]);
+  }
+  expect(readdirSync(dir).sort()).toEqual(["home"]);
+  expect(readdirSync(join(home, ".cache", "sessionpin"))).toEqual([expectedName()]);
 });
 
 it("runs the bundle in strict mode, as its ES module sources ran", () => {
