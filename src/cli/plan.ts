@@ -43,24 +43,25 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const { pointer, from } = pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
   if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
   const prompt = readPrompt(values);
+  const messageId = checkedName("message-id", values["message-id"]);
   const { decision, heldBy } = await nextStart({
-    plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], messageId: checkedName("message-id", values["message-id"]), cwd, env,
+    plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], messageId, cwd, env,
     explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
     restoreHistory: values["aider-restore-history"] === true,
   });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
-  const { mode, ...rest } = described(executable, decision);
+  const { mode, ...rest } = described(executable, decision, messageId);
   process.stdout.write(`${JSON.stringify({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest, ...(heldBy === undefined ? {} : { heldBy }) })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
 }
 
-function described(executable: string, decision: Decision | UnpinnedPlan): Record<string, unknown> {
+function described(executable: string, decision: Decision | UnpinnedPlan, messageId: string | undefined): Record<string, unknown> {
   if (decision.mode === "refused") return { mode: "refused", id: null, reason: decision.reason };
   if (decision.mode === "repeat") return { mode: "repeat", id: decision.id, reason: decision.reason, argv: null, steps: [], deliver: null };
   const id = decision.mode === "unpinned" ? null : decision.id;
   const upfront = decision.mode === "unpinned" ? undefined : decision.upfront;
   const launch = [executable, ...(upfront === undefined ? decision.args : upfront.launch(UPFRONT_ID))];
-  const delivers = decision.mode === "unpinned" ? (decision.prompt === undefined ? undefined : { kind: "task", sha256: fingerprint(decision.prompt) }) : decision.delivers;
+  const delivers = decision.mode === "unpinned" ? (decision.prompt === undefined ? undefined : { kind: "task", sha256: fingerprint(decision.prompt, messageId) }) : decision.delivers;
   return {
     mode: decision.mode,
     id,

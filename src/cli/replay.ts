@@ -134,11 +134,6 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   return failed ? EXIT.usage : found ? EXIT.ok : EXIT.failure;
 }
 
-/**
- * A reader that goes away (`explain … | head -1`) ends the command early and quietly, exit 0, as
- * grep ends there (by SIGPIPE, which Node ignores: here the write fails with EPIPE). Any other
- * failure to write the output (a full disk) is one line on stderr, exit 1.
- */
 function summary(file: string, r: ReplayResult): string {
   if (r.id === null) return `${file}: no ID found (${r.format}${r.agent ? `, agent ${r.agent}` : ", no plugin matched"})`;
   // An ID from a cast's marker (Amp's up-front thread) has a time but no line or byte.

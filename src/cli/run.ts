@@ -32,7 +32,9 @@ Options:
                             the same text under another ID is a new message (env SESSIONPIN_MESSAGE_ID)
   --wait-lock SECS          wait this long for another sessionpin run on the same pointer to end
                             (default 0: refuse at once, exit 75)
-  --fallback-window SECS    a warm start that fails within this time counts as a rejected ID (default 15)
+  --fallback-window SECS    for an agent whose words for an unknown session are not known (Amp,
+                            Goose, Kiro): a warm start that fails within this time counts as a
+                            rejected ID (default 15)
   --prompt-quiet SECS       type the prompt once the agent's output was quiet this long (default 1.5)
   --record FILE.cast        record what the agent prints as an asciicast v2 file (0600)
   --record-input            record typed input too (it can hold secrets; the log warns)
@@ -78,6 +80,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       prompt: readPrompt(values),
       fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
       promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
+      messageId: checkedName("message-id", values["message-id"]),
     };
     const urls = notifyUrls(values.notify, env);
     const user = await userPlugins(values.plugin, env, cwd);
@@ -106,7 +109,6 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         key: values.key,
         ...checked,
         resumePrompt: values["resume-prompt"],
-        messageId: checkedName("message-id", values["message-id"]),
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
         restoreHistory: values["aider-restore-history"] === true,
         cwd,

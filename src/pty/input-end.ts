@@ -8,27 +8,30 @@ const VEOF = 4;
 const READ: Partial<Record<NodeJS.Architecture, number>> = { x64: 0, arm64: 63, arm: 3, ia32: 3 };
 const FIRST_POLL_MS = 20;
 const MAX_POLL_MS = 1000;
-// Long enough for a command that reads its input after a while; not a poll for a whole session.
-const GIVE_UP_MS = 30_000;
 
 /**
  * Gives the agent end-of-file once our input ended (a pipe or a file), as a user at a terminal
- * types ^D: once one of its processes waits in read(2) on its terminal, and the terminal reads
- * lines (canonical mode); twice after a line in progress, whose end the first one only makes.
- * `cat`, `wc` and a shell's `read` so end. A TUI reads keys in raw mode, without waiting in read:
- * a ^D queued for it before it went raw would reach it as a key (Ctrl-D quits some), so it gets
- * none. Returns the cancel (the agent exited).
+ * types ^D: when one of its processes waits in read(2) on its terminal while it reads lines
+ * (canonical mode); twice after a line in progress, whose end the first one only makes. `cat`,
+ * `wc`, a shell's `read`, and each later reader (`cat; wc -l`) so end: a process gets one ^D,
+ * so none piles up for one that has not taken its own yet. A TUI reads keys in raw mode, without
+ * waiting in read: a ^D queued for it before it went raw would reach it as a key (Ctrl-D quits
+ * some), so it gets none. Returns the cancel (the agent exited).
  */
 export function endInputOnceRead(pid: number, device: string, write: (data: Buffer) => void, lineOpen: boolean): () => void {
-  const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
+  let open = lineOpen;
+  const ended = new Set<number>();
   // Looked at soon, then less and less often: an agent busy with its output pays next to nothing.
   const look = (delay: number): void => {
     timer = setTimeout(() => {
-      if (Date.now() - started > GIVE_UP_MS) return;
-      if (!waitsToRead(pid, device)) return look(Math.min(delay * 2, MAX_POLL_MS));
-      const eof = canonicalEof(device);
-      if (eof !== undefined) write(Buffer.from(lineOpen ? [eof, eof] : [eof]));
+      const readers = readersOf(pid, device);
+      const eof = readers.some((reader) => !ended.has(reader)) ? canonicalEof(device) : undefined;
+      if (eof === undefined) return look(Math.min(delay * 2, MAX_POLL_MS));
+      write(Buffer.from(open ? [eof, eof] : [eof]));
+      open = false;
+      for (const reader of readers) ended.add(reader);
+      look(FIRST_POLL_MS);
     }, delay);
     timer.unref();
   };
@@ -36,12 +39,12 @@ export function endInputOnceRead(pid: number, device: string, write: (data: Buff
   return () => clearTimeout(timer);
 }
 
-/** Whether a process of the terminal's foreground group, in the agent's tree, waits in read(2) on it. */
-function waitsToRead(pid: number, device: string): boolean {
+/** The processes of the terminal's foreground group, in the agent's tree, that wait in read(2) on it. */
+function readersOf(pid: number, device: string): number[] {
   const read = READ[process.arch];
   const foreground = statOf(pid)?.tpgid;
-  if (read === undefined || foreground === undefined) return false;
-  return treeOf(pid).some((member) => {
+  if (read === undefined || foreground === undefined) return [];
+  return treeOf(pid).filter((member) => {
     if (statOf(member)?.pgrp !== foreground) return false;
     const [nr, fd] = text(`/proc/${member}/syscall`).split(" ");
     if (Number(nr) !== read || fd === undefined) return false;

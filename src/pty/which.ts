@@ -23,7 +23,7 @@ export function resolveExecutable(command: string, env: NodeJS.ProcessEnv, cwd: 
     // next PATH entry (another program ran), or node-pty print its own error. A shell says 127.
     const interpreter = interpreterOf(candidate);
     if (interpreter !== undefined && isAbsolute(interpreter) && !isFile(interpreter)) {
-      throw new SessionpinError("agent-not-found", `sessionpin: ${command}: cannot execute: its interpreter ${interpreter} (${candidate}, line 1) is not there`);
+      throw new SessionpinError("agent-not-found", `sessionpin: ${command}: cannot execute: its interpreter ${interpreter.replaceAll("\r", "\\r")} (${candidate}, line 1) is not there`);
     }
     return candidate;
   }
@@ -40,7 +40,8 @@ function interpreterOf(path: string): string | undefined {
     fd = openSync(path, "r");
     const head = Buffer.alloc(256);
     const line = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString("latin1").split("\n", 1)[0] ?? "";
-    return line.startsWith("#!") ? line.slice(2).trim().split(/[ \t]/, 1)[0] || undefined : undefined;
+    // As the kernel reads it: blanks around the path, but a CR (a file saved on Windows) is part of it.
+    return line.startsWith("#!") ? line.slice(2).replace(/^[ \t]+/, "").split(/[ \t]/, 1)[0] || undefined : undefined;
   } catch {
     return undefined;
   } finally {

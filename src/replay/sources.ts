@@ -90,8 +90,8 @@ function detect(first: Buffer): Format {
   return "raw";
 }
 
-/** agentapi's state file is read whole, to parse it: one larger than this is none it wrote. */
 export { MAX_CAST_LINE_BYTES };
+/** agentapi's state file is read whole, to parse it: one larger than this is none it wrote. */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
 
 const BOM = /^\uFEFF/;

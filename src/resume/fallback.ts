@@ -50,7 +50,8 @@ export class RejectionWatch {
    */
   verdict(exit: { code: number; signal: number; now: number; signalledByUs: boolean }): string | undefined {
     if (this.#rejectedBy !== undefined) return this.#rejectedBy;
-    if (this.plugin.saysRejected === true) return undefined;
+    // A plugin that claims to say so but names no words would never let a stale ID go.
+    if (this.plugin.saysRejected === true && this.plugin.rejected.length > 0) return undefined;
     if (exit.code === 0 || exit.signal > 0 || exit.signalledByUs || STOPPED.has(exit.code) || this.#transient || !this.listening(exit.now)) return undefined;
     return `${this.plugin.name} exited with ${exit.code} after ${exit.now - this.startedAt} ms, within the ${this.windowMs} ms fallback window, before any turn`;
   }

@@ -43,6 +43,8 @@ describe("input that is not a terminal", () => {
     // The PTY echoes what it is given, as a terminal would, before the agent's answer.
     expect(piped("hello\n", ["wc", "-c"])).toMatchObject({ status: 0, stdout: "hello\r\n6\r\n" });
     expect(piped("abc", ["wc", "-c"])).toMatchObject({ status: 0, stdout: "abc3\r\n" });
+    // Each reader gets its own end: the second finds the input ended too.
+    expect(piped("a\n", ["sh", "-c", "cat >/dev/null; wc -l; echo done"])).toMatchObject({ status: 0, stdout: "a\r\n0\r\ndone\r\n" });
     // Input that ended before a TUI went raw: no ^D waits for it there, to be read as a key.
     const late = piped("", ["sh", "-c", "sleep 0.5; stty raw -echo; timeout --foreground 1 dd bs=1 count=1 status=none | od -An -c; stty sane; echo end"]);
     expect(late).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\s*end\r?\n$/) as unknown });
@@ -77,6 +79,10 @@ describe("agent resolution, as a shell does it", () => {
     writeFileSync(join(second, "twin-agent"), "#!/bin/sh\necho second\n", { mode: 0o755 });
     const result = cli(sb, ["run", "--pointer", sb.pointer, "--", "twin-agent"], { PATH: `${first}:${second}:${process.env["PATH"] ?? ""}` });
     expect([result.status, result.stdout, result.stderr]).toEqual([127, "", `sessionpin: twin-agent: cannot execute: its interpreter /nonexistent/interp (${join(first, "twin-agent")}, line 1) is not there\n`]);
+    // Saved on Windows: the kernel looks for "/bin/sh\r", and so does this check.
+    writeFileSync(join(first, "twin-agent"), "#!/bin/sh\r\necho first\r\n", { mode: 0o755 });
+    const crlf = cli(sb, ["run", "--pointer", sb.pointer, "--", "twin-agent"], { PATH: `${first}:${second}:${process.env["PATH"] ?? ""}` });
+    expect([crlf.status, crlf.stdout, crlf.stderr]).toEqual([127, "", `sessionpin: twin-agent: cannot execute: its interpreter /bin/sh\\r (${join(first, "twin-agent")}, line 1) is not there\n`]);
   });
 
   it("exits 126 when the agent given by path is not executable", () => {
@@ -236,6 +242,16 @@ describe("usage", () => {
     expect(piped.length).toBeGreaterThan(1024 * 1024);
     expect(piped === readFileSync(file, "utf8"), `${piped.length} bytes through the pipe`).toBe(true);
     expect(piped.trimEnd().split("\n").at(-1)).toMatch(/: claude 0f3c2a9e-5b7d-4e21-9c4a-000000019999 /);
+
+    // Less left unwritten than a stream's high-water mark (16 KiB) past what the pipe holds: the
+    // exit code still waits for it, and is the command's own (1: no ID found).
+    const few = join(sb.dir, "lookalikes.jsonl");
+    writeFileSync(few, `${Array.from({ length: 320 }, (_, i) => JSON.stringify({ type: "telemetry", session_id: `T-019eb6cc-8d0b-7c4e-9a1f-${String(i).padStart(12, "0")}` })).join("\n")}\n`);
+    // A reader that takes nothing for a second, as `| (sleep 1; cat)`: nothing in between to buffer.
+    const slow = spawnSync("bash", ["-c", `"$0" "$1" explain --agent amp "$2" | (sleep 1; cat); echo "exit \${PIPESTATUS[0]}"`, process.execPath, CLI, few], { cwd: sb.dir, env: sb.env, encoding: "utf8", timeout: WAIT_MS });
+    const slowLines = slow.stdout.trimEnd().split("\n");
+    expect(slow.stdout.length).toBeGreaterThan(64 * 1024);
+    expect(slowLines.slice(-2)).toEqual([`${few}: no ID found (jsonl, agent amp)`, "exit 1"]);
 
     for (const args of [["replay", input], ["plan", "--", "amp"], ["--help"]]) {
       const full = spawnSync(process.execPath, [CLI, ...args], { cwd: sb.dir, env: sb.env, stdio: ["ignore", openSync("/dev/full", "w"), "pipe"], encoding: "utf8", timeout: WAIT_MS });

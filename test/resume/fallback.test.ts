@@ -60,6 +60,8 @@ describe("RejectionWatch", () => {
     const refused = new RejectionWatch(codex, 15_000, 0);
     expect(refused.observe("thread/resume failed: no rollout found for thread id 019a-…", 300)).toBe(true);
     expect(refused.verdict(exit(1, 400))).toMatch(/codex printed .*no rollout found/);
+    // A plugin that claims to say so but names no words: its early exits still count.
+    expect(new RejectionWatch({ ...codex, rejected: [] }, 15_000, 0).verdict(exit(1, 460))).toMatch(/exited with 1/);
     // Amp's words for an unknown thread were never seen from the real CLI: its early exits still count.
     expect(new RejectionWatch(amp, 15_000, 0).verdict(exit(1, 460))).toMatch(/exited with 1/);
   });
