@@ -1,5 +1,6 @@
 import type { AgentPlugin } from "../agents/types.js";
-import { lockCheck, lockHolder, pointerDirCheck, type Check, type LockHolder } from "../doctor/checks.js";
+import { lockCheck, lockHolder, pointerDirCheck, type Check } from "../doctor/checks.js";
+import type { LockInfo } from "../pointer/schema.js";
 import { storeHome } from "../home.js";
 import type { PointerRead } from "../pointer/store.js";
 import { historyFileExists, readStartInputs } from "../resume/inputs.js";
@@ -30,7 +31,7 @@ export interface NextStartQuestion {
  */
 export type NextStart = ({ readonly decision: Decision; readonly read: PointerRead } | { readonly decision: UnpinnedPlan; readonly read?: undefined }) & {
   readonly checks: readonly [dir: Check, lock: Check];
-  readonly heldBy?: LockHolder;
+  readonly heldBy?: LockInfo;
 };
 
 /**

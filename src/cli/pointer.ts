@@ -5,6 +5,7 @@ import { namedPlugin, parseOptions, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
 import { lockCheck, lockHolder } from "../doctor/checks.js";
+import { describeHolder } from "../pointer/holder.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -76,7 +77,7 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
       `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule})\n  captured ${p.capturedAt}${p.confirmedAt ? `, confirmed ${p.confirmedAt}` : ""}\n  cwd ${p.cwd}\n  file ${path}\n` +
         p.history.map((h) => `  earlier ${h.id} until ${h.at}: ${h.reason}\n`).join("") +
         (next ? `  next start here: ${next.mode} (${next.reason})\n` : "") +
-        (next?.heldBy ? `  held now by sessionpin pid ${next.heldBy.pid} on ${next.heldBy.host} since ${next.heldBy.startedAt}: a run started meanwhile exits 75 (--wait-lock waits)\n` : ""),
+        (next?.heldBy ? `  held now by ${describeHolder(next.heldBy)}: a run started meanwhile exits 75 (--wait-lock waits)\n` : ""),
     );
   } else {
     process.stdout.write(`${path}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${read.reason}` : `written by a newer sessionpin (version ${read.version})`}\n`);
@@ -96,8 +97,7 @@ async function clearPointer(path: string): Promise<string | undefined> {
   }
   const holder = lockHolder(await lockCheck(path));
   if (holder !== undefined) {
-    const { pid, host, startedAt } = holder;
-    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: held by sessionpin pid ${pid} on ${host} since ${startedAt}, which would write it again; stop that run first`);
+    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: held by ${describeHolder(holder)}, which would write it again; stop that run first`);
   }
   try {
     return await setAside(path, "cleared", new Date());

@@ -9,7 +9,8 @@ import type { AgentPlugin } from "../agents/types.js";
 import { ptyModule, type PtyModule } from "../pty/native.js";
 import { resolveExecutable } from "../pty/which.js";
 import { messageOf, reasonOf } from "../errors.js";
-import { judgeHolder, readHolder, REMOTE_STALE_MS } from "../pointer/holder.js";
+import { describeHolder, judgeHolder, readHolder, REMOTE_STALE_MS } from "../pointer/holder.js";
+import type { LockInfo } from "../pointer/schema.js";
 import { readLockFile } from "../pointer/lock.js";
 import type { PointerRead } from "../pointer/store.js";
 import type { Decision, UnpinnedPlan } from "../resume/plan.js";
@@ -209,7 +210,7 @@ export async function lockCheck(pointerPath: string): Promise<Check> {
     return { name: "lock", status: "warn", detail: `${path} is unreadable (${judged.holder.unreadable}): the next run takes it over`, data: { path, held: false } };
   }
   const { pid, host, startedAt } = judged.holder;
-  const who = `sessionpin pid ${pid} on ${host} since ${startedAt}`;
+  const who = describeHolder(judged.holder);
   if (judged.kind === "stale") {
     return { name: "lock", status: "ok", detail: `left by ${who}, which is gone: the next run takes it over`, data: { path, held: false, pid, host } };
   }
@@ -218,13 +219,7 @@ export async function lockCheck(pointerPath: string): Promise<Check> {
 }
 
 /** The live run a lock check found holding the lock, if any. */
-export interface LockHolder {
-  readonly pid: number;
-  readonly host: string;
-  readonly startedAt: string;
-}
-
-export function lockHolder(check: Check): LockHolder | undefined {
+export function lockHolder(check: Check): LockInfo | undefined {
   const data = check.data;
   if (data?.["held"] !== true) return undefined;
   return { pid: data["pid"] as number, host: data["host"] as string, startedAt: data["startedAt"] as string };

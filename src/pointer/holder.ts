@@ -34,6 +34,11 @@ export async function readHolder(text: string): Promise<LockInfo | UnreadableLoc
 const START_SLACK_MS = 2_000;
 
 /** How often a holder marks its lock as still in use (its mtime): what another host can judge it by. */
+/** A lock's live holder in words, as every message that names one says it. */
+export function describeHolder(holder: LockInfo): string {
+  return `sessionpin pid ${holder.pid} on ${holder.host} since ${holder.startedAt}`;
+}
+
 export const HEARTBEAT_MS = 30_000;
 // Ten heartbeats missed: the run on the other host is gone (or its clock is far off ours).
 export const REMOTE_STALE_MS = 10 * HEARTBEAT_MS;

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.js";
 import { reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
+import { describeHolder } from "../pointer/holder.js";
 import { acquireLock, type LockResult, type PointerLock } from "../pointer/lock.js";
 import { driverLockPath } from "../pointer/path.js";
 import { homeOf } from "../home.js";
@@ -63,11 +64,7 @@ export async function driveSession(id: string, o: DriverContext): Promise<Pointe
     return undefined;
   }
   if (lock.kind === "held") {
-    const { holder } = lock;
-    throw new SessionpinError(
-      "pointer-locked",
-      `sessionpin: ${o.agent} session ${id} is driven by sessionpin pid ${holder.pid} on ${holder.host} since ${holder.startedAt}; not starting a second driver`,
-    );
+    throw new SessionpinError("pointer-locked", `sessionpin: ${o.agent} session ${id} is driven by ${describeHolder(lock.holder)}; not starting a second driver`);
   }
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over the stale driver lock of ${o.agent} session ${id}: ${JSON.stringify(lock.tookOverFrom)}`);
   return lock.lock;

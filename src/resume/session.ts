@@ -9,6 +9,7 @@ import type { Candidate } from "../engine/source.js";
 import { fromVerdict } from "../engine/trace.js";
 import { EXIT, reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
+import { describeHolder } from "../pointer/holder.js";
 import type { Pointer } from "../pointer/schema.js";
 import { removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
@@ -109,11 +110,7 @@ async function pinned(
   }
   if (lock === undefined) return unpinned(o, plugin, base, `${o.pointerPath} cannot be used`);
   if (lock.kind === "held") {
-    const { holder } = lock;
-    throw new SessionpinError(
-      "pointer-locked",
-      `sessionpin: ${o.pointerPath} is in use by sessionpin pid ${holder.pid} on ${holder.host} since ${holder.startedAt}`,
-    );
+    throw new SessionpinError("pointer-locked", `sessionpin: ${o.pointerPath} is in use by ${describeHolder(lock.holder)}`);
   }
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
