@@ -143,8 +143,7 @@ function castEnd(path: string): CastEnd {
     const size = fstatSync(fd).size;
     // An empty file (`mktemp --suffix .cast`) holds nothing to keep: recorded into as a new one.
     if (size === 0) return { kind: "none" };
-    // The header holds the agent's whole command line, which can be longer than a peek.
-    const header = parsed(bytes(fd, 0, Math.min(MAX_HEADER_BYTES, size)).toString("utf8").split("\n", 1)[0] ?? "");
+    const header = parsed(firstLineBytes(fd, size).toString("utf8").split("\n", 1)[0] ?? "");
     if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return NOT_A_CAST;
     const whole = wholeLines(fd, size);
     return { kind: "cast", seconds: lastEventSeconds(fd, whole.keep), ...whole };
@@ -153,6 +152,16 @@ function castEnd(path: string): CastEnd {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A file's start, enough for its first line: a peek (read into `peek`, when given), or as far as
+ * an asciicast header can go when the line is longer (it holds the agent's whole command line).
+ */
+export function firstLineBytes(fd: number, size: number, peek = Buffer.allocUnsafe(Math.min(PEEK_BYTES, size))): Buffer {
+  const first = peek.subarray(0, readSync(fd, peek, 0, peek.length, 0));
+  if (first.includes(0x0a) || first.length >= size) return first;
+  return bytes(fd, 0, Math.min(size, MAX_HEADER_BYTES));
 }
 
 /**

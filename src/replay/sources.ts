@@ -1,7 +1,7 @@
-import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
+import { closeSync, createReadStream, openSync, statSync } from "node:fs";
 import { PassThrough, type Readable } from "node:stream";
 import { reasonOf, SessionpinError } from "../errors.js";
-import { MAX_CAST_LINE_BYTES, MAX_HEADER_BYTES } from "../record/asciicast.js";
+import { firstLineBytes, MAX_CAST_LINE_BYTES, MAX_HEADER_BYTES } from "../record/asciicast.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 
@@ -237,14 +237,6 @@ function fileSize(path: string): number | undefined {
   }
 }
 
-/** A file's first bytes for detect(): a read's worth, or up to its first line's end when that is longer. */
-function fileHead(fd: number, size: number, buffer: Buffer): Buffer {
-  const first = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
-  if (first.includes(0x0a) || first.length >= size) return first;
-  const longer = Buffer.allocUnsafe(Math.min(size, MAX_HEADER_BYTES));
-  return longer.subarray(0, readSync(fd, longer, 0, longer.length, 0));
-}
-
 /**
  * A regular file of terminal bytes or JSON lines, read synchronously: through streams a quarter of
  * replay's time was spent waiting between reads of a file already in the page cache. Other formats
@@ -257,7 +249,7 @@ function fileBytes(path: string, size: number, format: Format | "auto"): Source 
   try {
     const fd = openSync(path, "r");
     try {
-      detected = format === "auto" ? detect(fileHead(fd, size, buffer)) : format;
+      detected = format === "auto" ? detect(firstLineBytes(fd, size, buffer)) : format;
     } finally {
       closeSync(fd);
     }
