@@ -42,10 +42,13 @@ export function endInputOnceRead(pid: number, device: string, write: (data: Buff
 /** The processes of the terminal's foreground group, in the agent's tree, that wait in read(2) on it. */
 function readersOf(pid: number, device: string): number[] {
   const read = READ[process.arch];
-  const foreground = statOf(pid)?.tpgid;
-  if (read === undefined || foreground === undefined) return [];
-  return treeOf(pid).filter((member) => {
-    if (statOf(member)?.pgrp !== foreground) return false;
+  if (read === undefined) return [];
+  const members = treeOf(pid).map((member) => ({ member, stat: statOf(member) }));
+  // The agent's own stat (the tree's first) names the terminal's foreground group.
+  const foreground = members[0]?.stat?.tpgid;
+  if (foreground === undefined) return [];
+  return members.filter(({ member, stat }) => {
+    if (stat?.pgrp !== foreground) return false;
     const [nr, fd] = text(`/proc/${member}/syscall`).split(" ");
     if (Number(nr) !== read || fd === undefined) return false;
     try {
@@ -53,7 +56,7 @@ function readersOf(pid: number, device: string): number[] {
     } catch {
       return false;
     }
-  });
+  }).map(({ member }) => member);
 }
 
 /** The process and its descendants. */
