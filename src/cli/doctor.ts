@@ -11,7 +11,7 @@ import { EXIT } from "../errors.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { agentName, choosePlugin, parseWithCommand, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
-import { pointerHere } from "./running.js";
+import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { readPointer } from "../pointer/store.js";
 import { homeOf, storeHome } from "../home.js";
 
@@ -32,6 +32,7 @@ Options:
   --plugin FILE     load a user plugin (repeatable)
   -h, --help        show this help
 
+${POINTER_HERE_HELP} The pointer-of check names a pointer found so.
 Exit 0 when no check failed (warnings allowed), 1 when one did. NO_COLOR turns colors off.
 Every option can also come from SESSIONPIN_<OPTION> (--agent → SESSIONPIN_AGENT); the command line wins.`;
 
@@ -95,9 +96,9 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     checks.push({ name: "pointer", status: "skip", detail: `no plugin for ${JSON.stringify(target.executable)}: no pointer is kept` });
   } else if (target !== undefined || values.pointer !== undefined || c.env["SESSIONPIN_POINTER"]) {
     const agent = target === undefined ? "" : agentName(target.plugin, target.executable);
-    const here = pointerHere({ explicit: values.pointer, agent, env: c.env, cwd: c.cwd, key: values.key }, () => processes());
+    const here = await pointerHere({ explicit: values.pointer, agent, env: c.env, cwd: c.cwd, key: values.key }, () => processes());
     pointer = here.pointer;
-    if (here.from !== undefined) checks.push({ name: "pointer-of", status: "info", detail: `the running sessionpin run (pid ${here.from.pid}, in ${here.from.cwd}) uses ${pointer}`, data: { ...here.from } });
+    if (here.why !== undefined) checks.push({ name: "pointer-of", status: "info", detail: here.why, data: { ...(here.from ?? here.kept) } });
     const next = target?.plugin === undefined ? undefined : await nextStart({
       plugin: target.plugin, executable: target.executable, args: command.slice(1), pointer, prompt: undefined, cwd: c.cwd, env: c.env,
       explicitPointer: values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]), restoreHistory: false,

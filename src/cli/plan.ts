@@ -40,8 +40,8 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
   const agent = agentName(plugin, executable);
-  const { pointer, from } = pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
-  if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${pointer}\n`);
+  const { pointer, why } = await pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
+  if (why !== undefined) process.stderr.write(`sessionpin: ${why}\n`);
   const prompt = readPrompt(values);
   const messageId = checkedName("message-id", values["message-id"]);
   const { decision, heldBy } = await nextStart({

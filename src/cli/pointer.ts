@@ -3,7 +3,7 @@ import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
 import { namedPlugin, parseOptions, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
-import { pointerHere } from "./running.js";
+import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { lockCheck, lockHolder } from "../doctor/checks.js";
 import { describeHolder } from "../pointer/holder.js";
 
@@ -15,12 +15,13 @@ export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME
           is cold; exit 0, also when there was none
 
 Options:
-  --agent NAME      the agent whose pointer for this folder is meant (its default place, as run's)
+  --agent NAME      the agent whose pointer for this folder is meant (see below)
   --pointer PATH    the pointer file (env SESSIONPIN_POINTER); one of the two is needed
   --key NAME        the pointer of this external conversation (env SESSIONPIN_KEY), as run's
   --json            one JSON object instead of text
   -h, --help        show this help
 
+${POINTER_HERE_HELP} One line on stderr names a pointer found so.
 Every option can also come from SESSIONPIN_<OPTION> (--agent → SESSIONPIN_AGENT); the command line wins.`;
 
 export const POINTER_OPTIONS = {
@@ -48,8 +49,8 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   // bridge's typo must not look like a pointer cleared).
   const user = (await userPlugins(undefined, process.env, process.cwd())).plugins.map((loaded) => loaded.plugin);
   const agent = values.agent === undefined ? "" : namedPlugin(values.agent, user).name;
-  const { pointer: path, from } = pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
-  if (from !== undefined) process.stderr.write(`sessionpin: using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${path}\n`);
+  const { pointer: path, why } = await pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
+  if (why !== undefined) process.stderr.write(`sessionpin: ${why}\n`);
   if (action === "clear") {
     const aside = await clearPointer(path);
     const result = { pointer: path, movedTo: aside ?? null };

@@ -1,7 +1,10 @@
-import { readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import { basename } from "node:path";
 import { pluginForCommand, pluginNamed } from "../agents/registry.js";
 import { listProcesses, type ProcessInfo } from "../doctor/agentapi.js";
+import { errnoCode } from "../errors.js";
+import { homeOf } from "../home.js";
+import { keptPointersFor } from "../pointer/module-dirs.js";
 import { parseWithCommand, pointerPathFor, RUN_OPTIONS } from "./options.js";
 
 /** A `sessionpin run` running now, and the pointer it uses. */
@@ -21,12 +24,11 @@ export interface RunningRun {
 export function runningRuns(processes: readonly ProcessInfo[], cwdOf: (pid: number) => string | undefined = procCwd): RunningRun[] {
   const found: RunningRun[] = [];
   for (const p of processes) {
-    // `sessionpin run …`, or node running the installed or built entry point (`…/dist/bin/main.js run …`).
-    const at = p.argv.findIndex((word, i) => word === "run" && i > 0 && /(^|\/)sessionpin(\.js)?$|\/dist\/bin\/main\.js$/.test(p.argv[i - 1] ?? ""));
-    const cwd = at < 0 || p.env === undefined ? undefined : cwdOf(p.pid);
-    if (at < 0 || p.env === undefined || cwd === undefined) continue;
+    const args = runArgs(p.argv);
+    const cwd = args === undefined || p.env === undefined ? undefined : cwdOf(p.pid);
+    if (args === undefined || p.env === undefined || cwd === undefined) continue;
     try {
-      const { values, command } = parseWithCommand(p.argv.slice(at + 1), RUN_OPTIONS, "", p.env);
+      const { values, command } = parseWithCommand(args, RUN_OPTIONS, "", p.env);
       const executable = command[0];
       if (executable === undefined) continue;
       const agent = (values.agent === undefined ? pluginForCommand(executable, []) : pluginNamed(values.agent))?.name ?? basename(executable);
@@ -39,19 +41,76 @@ export function runningRuns(processes: readonly ProcessInfo[], cwdOf: (pid: numb
 }
 
 /**
- * The pointer that `plan`, `doctor` and `pointer show` mean when none is named: the one a running
- * `sessionpin run` of this agent in this folder uses (with the same key, if one is given), when
- * there is one, else the default. `from` says which run it came from.
+ * `run`'s arguments in a process's argv: `sessionpin run …`, or node running the installed or
+ * built entry point (`…/dist/bin/main.js run …`); a shim's `… shim exec NAME REAL [args…]` is
+ * `run -- REAL [args…]`, its options all from its environment.
  */
-export function pointerHere(
+function runArgs(argv: readonly string[]): string[] | undefined {
+  const entry = (i: number): boolean => i > 0 && /(^|\/)sessionpin(\.js)?$|\/dist\/bin\/main\.js$/.test(argv[i - 1] ?? "");
+  const at = argv.findIndex((word, i) => (word === "run" || (word === "shim" && argv[i + 1] === "exec")) && entry(i));
+  if (at < 0) return undefined;
+  if (argv[at] === "run") return argv.slice(at + 1);
+  const real = argv[at + 3];
+  return real === undefined ? undefined : ["--", real, ...argv.slice(at + 4)];
+}
+
+/** pointerHere's order, in the help of each command that uses it. */
+export const POINTER_HERE_HELP = `With no pointer named (no --pointer, SESSIONPIN_POINTER or AGENTAPI_STATE_FILE), the pointer is
+that of a running \`sessionpin run\` of the agent in this folder (same --key), else the default
+when it is there, else the one run under agentapi kept for this folder in a Coder module folder
+(~/.coder-modules/<namespace>/<module>/, ~/.<agent>-module/, ~/.kiro/; the newest if several).`;
+
+/** The pointer `plan`, `doctor` and `pointer show` mean when none is named, and where it came from. */
+export interface PointerHere {
+  readonly pointer: string;
+  /** The running `sessionpin run` whose pointer it is. */
+  readonly from?: RunningRun;
+  /** The pointer `run` under agentapi kept in a Coder module folder, and how many matched. */
+  readonly kept?: { readonly pointer: string; readonly matches: number };
+  /** One line saying which file this is and why, when it is not this terminal's own default. */
+  readonly why?: string;
+}
+
+/**
+ * The pointer that `plan`, `doctor` and `pointer show` mean when none is named, in this order:
+ * the one a running `sessionpin run` of this agent in this folder uses (with the same key, if one
+ * is given); the default, when it is there; else the one `run` under agentapi kept for this agent,
+ * folder and key in a Coder module folder (the newest, when several were); else the default.
+ * A workspace terminal has none of agentapi's environment, so without the first and third it
+ * would look at its own default and see no pointer while agentapi's runs resume one.
+ */
+export async function pointerHere(
   o: { explicit: string | undefined; agent: string; env: NodeJS.ProcessEnv; cwd: string; key: string | undefined },
   processes: () => readonly ProcessInfo[] = listProcesses,
-): { pointer: string; from?: RunningRun } {
+): Promise<PointerHere> {
   const own = pointerPathFor(o.explicit, o.agent, o.env, o.cwd, o.key);
   if (o.explicit !== undefined || o.env["SESSIONPIN_POINTER"] || o.env["AGENTAPI_STATE_FILE"]) return { pointer: own };
   const runs = runningRuns(processes()).filter((run) => run.agent === o.agent && run.pid !== process.pid && (o.key === undefined || run.key === o.key));
   const from = runs.find((run) => run.cwd === o.cwd);
-  return from === undefined || from.pointer === own ? { pointer: own } : { pointer: from.pointer, from };
+  if (from !== undefined) {
+    return from.pointer === own ? { pointer: own } : { pointer: from.pointer, from, why: `using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${from.pointer}` };
+  }
+  const home = homeOf(o.env);
+  if (home === undefined || isThere(own)) return { pointer: own };
+  const kept = await keptPointersFor(home, o);
+  const newest = kept[0];
+  if (newest === undefined) return { pointer: own };
+  const among = kept.length > 1 ? `, the newest of ${kept.length}` : "";
+  return {
+    pointer: newest.path,
+    kept: { pointer: newest.path, matches: kept.length },
+    why: `no pointer at the default place (${own}): using ${o.agent}'s for ${o.cwd} kept in a Coder module folder${among}: ${newest.path}`,
+  };
+}
+
+/** Anything at the path, even what is no pointer: doctor and `pointer show` say what is wrong with it. */
+function isThere(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (error) {
+    return errnoCode(error) !== "ENOENT" && errnoCode(error) !== "ENOTDIR";
+  }
 }
 
 function procCwd(pid: number): string | undefined {

@@ -1,7 +1,8 @@
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { errnoCode, reasonOf, SessionpinError } from "../errors.js";
 import { pointersHome } from "../pointer/path.js";
+import { keptPointers, moduleFolders, type FoundRead } from "../pointer/module-dirs.js";
 import { readPointer } from "../pointer/store.js";
 import { parseOptions } from "./options.js";
 import { homeOf } from "../home.js";
@@ -9,9 +10,11 @@ import { homeOf } from "../home.js";
 export const SESSIONS_USAGE = `Usage: sessionpin sessions [--json]
 
 Lists every session pinned under the state folder ($XDG_STATE_HOME/sessionpin, else
-~/.local/state/sessionpin): key, agent, folder, ID, state, when it was captured, when a run of it
-last ended, and how many messages it had. Pointers named with --pointer or kept beside agentapi's
-state file live elsewhere and are not listed.
+~/.local/state/sessionpin) and beside agentapi's state in Coder's module folders
+(~/.coder-modules/<namespace>/<module>/, ~/.<agent>-module/, ~/.kiro/, and the folder of
+$AGENTAPI_STATE_FILE when it is set): key, agent, ID, state, when it was captured, when a run of
+it last ended, how many messages it had, its folder and its pointer file. Pointers named with
+--pointer live elsewhere and are not listed.
 
   -h, --help  show this help
   --json   one JSON array: [{"key":…|null,"agent","cwd","id","state","capturedAt",
@@ -44,13 +47,19 @@ export async function sessionsCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(`${SESSIONS_USAGE}\n`);
     return 0;
   }
-  const rows = await listSessions(pointersHome(process.env, homeOf(process.env)));
+  const home = homeOf(process.env);
+  const state = process.env["AGENTAPI_STATE_FILE"];
+  const modules = [...(home === undefined ? [] : await moduleFolders(home)), ...(state ? [dirname(resolve(state))] : [])];
+  const rows = await listSessions(pointersHome(process.env, home), modules);
   process.stdout.write(values.json ? `${JSON.stringify(rows)}\n` : table(rows));
   return 0;
 }
 
-/** Every pointer under `home`, oldest last run first, each read as `run` would read it. */
-export async function listSessions(home: string): Promise<SessionRow[]> {
+/**
+ * Every pointer under `home` and in the module folders `modules`, oldest last run first, each
+ * read as `run` would read it.
+ */
+export async function listSessions(home: string, modules: readonly string[] = []): Promise<SessionRow[]> {
   const rows: SessionRow[] = [];
   const agents = await names(home);
   if ("problem" in agents) throw new SessionpinError("pointer-invalid", `sessionpin: cannot list ${home}: ${agents.problem}`);
@@ -59,26 +68,33 @@ export async function listSessions(home: string): Promise<SessionRow[]> {
     const files = await names(join(home, agent));
     // One folder sessionpin cannot read (another user's, a symlink loop) is a row: the others are still listed.
     if ("problem" in files) {
-      rows.push({ key: null, agent, cwd: null, id: null, state: "unreadable", capturedAt: null, lastRunAt: null, messages: 0, pointer: join(home, agent), reason: files.problem });
+      rows.push(unreadable(agent, join(home, agent), files.problem));
       continue;
     }
     for (const file of files.names.filter((name) => POINTER_NAME.test(name))) {
       const path = join(home, agent, file);
       const read = await readPointer(path);
-      if (read.kind === "missing") continue;
-      if (read.kind !== "ok") {
-        const reason = read.kind === "invalid" ? read.reason : `written by a newer sessionpin (version ${read.version})`;
-        rows.push({ key: null, agent, cwd: null, id: null, state: "unreadable", capturedAt: null, lastRunAt: null, messages: 0, pointer: path, reason });
-        continue;
-      }
-      const p = read.pointer;
-      rows.push({
-        key: p.key ?? null, agent: p.agent, cwd: p.cwd, id: p.id, state: p.state, capturedAt: p.capturedAt,
-        lastRunAt: p.lastRunAt ?? null, messages: p.messages?.length ?? 0, pointer: path,
-      });
+      if (read.kind !== "missing") rows.push(row(agent, path, read));
     }
   }
+  // The folder of $AGENTAPI_STATE_FILE is most often a module folder too: listed once.
+  for (const kept of await keptPointers([...new Set(modules)])) rows.push(row(kept.named, kept.path, kept.read));
   return rows.sort((a, b) => (a.lastRunAt ?? a.capturedAt ?? "").localeCompare(b.lastRunAt ?? b.capturedAt ?? ""));
+}
+
+/** A pointer's row; `agent` names an unreadable one (its folder's or its file's). */
+function row(agent: string, path: string, read: FoundRead): SessionRow {
+  if (read.kind === "invalid") return unreadable(agent, path, read.reason);
+  if (read.kind === "newer") return unreadable(agent, path, `written by a newer sessionpin (version ${read.version})`);
+  const p = read.pointer;
+  return {
+    key: p.key ?? null, agent: p.agent, cwd: p.cwd, id: p.id, state: p.state, capturedAt: p.capturedAt,
+    lastRunAt: p.lastRunAt ?? null, messages: p.messages?.length ?? 0, pointer: path,
+  };
+}
+
+function unreadable(agent: string, path: string, reason: string): SessionRow {
+  return { key: null, agent, cwd: null, id: null, state: "unreadable", capturedAt: null, lastRunAt: null, messages: 0, pointer: path, reason };
 }
 
 async function names(dir: string): Promise<{ names: string[] } | { problem: string }> {
@@ -92,9 +108,10 @@ async function names(dir: string): Promise<{ names: string[] } | { problem: stri
 
 function table(rows: readonly SessionRow[]): string {
   if (rows.length === 0) return "no pinned sessions\n";
-  const header = ["KEY", "AGENT", "ID", "STATE", "CAPTURED", "LAST RUN", "MESSAGES", "FOLDER"];
+  // The pointer last: which file to clear, and whether it is the state folder's or a module folder's.
+  const header = ["KEY", "AGENT", "ID", "STATE", "CAPTURED", "LAST RUN", "MESSAGES", "FOLDER", "POINTER"];
   const lines = rows.map((r) => [
-    r.key ?? "-", r.agent, r.id ?? "-", r.state, r.capturedAt ?? "-", r.lastRunAt ?? "-", String(r.messages), r.cwd ?? r.reason ?? "-",
+    r.key ?? "-", r.agent, r.id ?? "-", r.state, r.capturedAt ?? "-", r.lastRunAt ?? "-", String(r.messages), r.cwd ?? r.reason ?? "-", r.pointer,
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? "").length)));
   return [header, ...lines].map((line) => line.map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";

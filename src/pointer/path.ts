@@ -28,9 +28,17 @@ export function resolvePointerPath(o: PointerPathOptions): string {
   // Under agentapi the pointer travels with agentapi's own state file, so both survive together.
   const agentapiState = o.env.AGENTAPI_STATE_FILE;
   if (agentapiState) {
-    return join(dirname(resolve(o.cwd, agentapiState)), `sessionpin-${o.agent}${keyed}.json`);
+    return join(dirname(resolve(o.cwd, agentapiState)), besideAgentapiState(o.agent, o.key));
   }
   return join(pointersHome(o.env, o.home), o.agent, `${shortHash(resolve(o.cwd))}${keyed}.json`);
+}
+
+/**
+ * The pointer's name beside agentapi's state file, `sessionpin-<agent>[-<key hash>].json`: also
+ * what the diagnostics look for in Coder's module folders (module-dirs.ts), by this one rule.
+ */
+export function besideAgentapiState(agent: string, key: string | undefined): string {
+  return `sessionpin-${agent}${key === undefined ? "" : `-${shortHash(key)}`}.json`;
 }
 
 /** Where default pointers live: `$XDG_STATE_HOME/sessionpin`, else ~/.local/state/sessionpin. */

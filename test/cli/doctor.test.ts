@@ -233,6 +233,17 @@ describe("sessionpin doctor", () => {
     expect(check(report, "pointer-dir")).toMatchObject({ status: "ok", detail: `${module}: writable` });
   });
 
+  it("with agentapi stopped, checks the pointer run kept in a Coder module folder, and says so (pointer-of)", async () => {
+    const id = "9ca906aa-a771-42ef-bd10-d5a75d7b5502";
+    const kept = join(dir, "home", ".coder-modules", "coder", "claude-code", "sessionpin-claude.json");
+    await writePointer(kept, { version: 1, agent: "claude", id, state: "confirmed", cwd: work, capturedAt: "2026-01-02T03:04:05.000Z", source: { rule: "transcript" }, history: [] });
+    const { report } = await json(["--", "claude"]);
+    expect(report.pointer).toBe(kept);
+    expect(check(report, "pointer-of")).toMatchObject({ status: "info", detail: expect.stringContaining(`kept in a Coder module folder: ${kept}`), data: { pointer: kept, matches: 1 } });
+    expect(check(report, "pointer")?.detail).toContain(`claude ${id}`);
+    expect(check(report, "log")?.detail).toBe(`${kept.replace(/\.json$/, ".log")} (none yet)`);
+  });
+
   it("fails, without reading it, when the lock is a FIFO (whose read would never return)", async () => {
     const module = join(dir, "home", ".claude-module");
     mkdirSync(module, { recursive: true });
