@@ -7,7 +7,17 @@ import type { AgentPlugin } from "./types.js";
  * `--aider-restore-history` when the file exists).
  */
 export const aider: AgentPlugin = {
-  ...definePlugin({ name: "aider", names: ["aider"], grammar: "(?!)", resume: ["{id}"] }),
+  ...definePlugin({
+    name: "aider",
+    names: ["aider"],
+    grammar: "(?!)",
+    resume: ["{id}"],
+    // `-h, --help`, `--version`, and `--list-models`/`--models MODEL`, which list models and exit;
+    // `--model`, `--message/--msg/-m` and `--message-file/-f` take a value, never read as one of
+    // them (aider.chat's options reference).
+    noConversation: { options: ["-h", "--help", "--version", "--list-models", "--models"] },
+    valueOptions: ["--model", "--message", "--msg", "-m", "--message-file", "-f"],
+  }),
   history: { file: ".aider.chat.history.md", flag: "--restore-chat-history" },
-  passthrough: () => "Aider has no resumable session (no session IDs): running it transparently, nothing is pinned",
+  unpinned: () => "Aider has no resumable session (no session IDs): running it transparently, nothing is pinned",
 };

@@ -7,6 +7,7 @@ import type { AgentPlugin } from "./types.js";
  */
 
 const THREAD_ID = "T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const GRAMMAR = new RegExp(`^${THREAD_ID}$`);
 
 // Global options that take a value; Amp's parser accepts them before or after a command.
 // `-x/--execute [message]` reads its message from stdin when none follows.
@@ -26,6 +27,10 @@ interface AmpArgs {
   readonly message: string | undefined;
   /** Words that are no option's value: a subcommand such as `threads list`. */
   readonly command: string[];
+  readonly help: boolean;
+  readonly noTui: boolean;
+  /** `threads continue --last`: this terminal's last thread. */
+  readonly last: boolean;
 }
 
 function parseArgs(args: readonly string[]): AmpArgs {
@@ -35,13 +40,31 @@ function parseArgs(args: readonly string[]): AmpArgs {
     execute: hasOption(tokens, EXECUTE),
     message: optionValue(tokens, EXECUTE),
     command: positionals(tokens),
+    help: hasOption(tokens, ["-h", "--help", "-V", "--version", "-v"]),
+    noTui: hasOption(tokens, ["--no-tui"]),
+    last: hasOption(tokens, ["--last"]),
   };
+}
+
+// A thread given as its URL (`https://ampcode.com/threads/T-…`, or under AMP_URL).
+const THREAD_URL = new RegExp(`^\\w+://.*/threads/(${THREAD_ID})$`);
+
+/**
+ * The threads a command continues, when it continues one: `threads continue [threads...]`
+ * (aliases `t`, `thread`, `c`; none: a picker, or `--last`) and `last` (alias `l`), which
+ * continues this terminal's last thread (0.0.1790142911 `--help`).
+ */
+function continued(command: readonly string[]): readonly string[] | undefined {
+  const [first, second, ...threads] = command;
+  if (command.length === 1 && (first === "last" || first === "l")) return [];
+  const continues = ["threads", "thread", "t"].includes(first ?? "") && (second === "continue" || second === "c");
+  return continues ? threads : undefined;
 }
 
 export const amp: AgentPlugin = {
   name: "amp",
   names: ["amp"],
-  grammar: new RegExp(`^${THREAD_ID}$`),
+  grammar: GRAMMAR,
   // `amp -x … --stream-json` is Claude-Code-compatible stream JSON: every line carries the thread
   // in `session_id`; the thread is only known to have run a turn once `result` arrives.
   json: [
@@ -61,9 +84,24 @@ export const amp: AgentPlugin = {
     /Cannot reach Amp servers/i, /Are you offline\?/i, /No API key found/i, /Couldn't connect to the Amp server/i,
     /Unexpected error inside Amp CLI/i, /WebSocket connection failed/i,
   ],
-  passthrough(args) {
-    const { command } = parseArgs(args);
-    return command.length > 0 ? `\`amp ${command.join(" ")}\` is a subcommand, not a conversation` : undefined;
+  // Amp takes no positional prompt: every word is a command. `-h/--help`, `-V/--version` and
+  // `-v` ("Alias for --version"), and the `version` command (0.0.1790142911 `--help`).
+  noConversation(args) {
+    const { command, help } = parseArgs(args);
+    if (help) return "`amp --help/--version` opens no conversation";
+    if (command.length === 0 || continued(command) !== undefined) return undefined;
+    return `\`amp ${command.join(" ")}\` is a subcommand, not a conversation`;
+  },
+  // `--no-tui` serves threads that ampcode.com creates for this folder (0.0.1790142911 `--help`).
+  unpinned: (args) => (parseArgs(args).noTui ? "`amp --no-tui` serves threads created on ampcode.com; none is this run's to pin" : undefined),
+  callerSession(args) {
+    const { command, last } = parseArgs(args);
+    const threads = continued(command);
+    if (threads === undefined) return undefined;
+    const via = [...command, ...(last ? ["--last"] : [])].join(" ");
+    // Each thread is an ID or a URL; the first is shown in the foreground.
+    const id = threads[0]?.replace(THREAD_URL, "$1");
+    return id !== undefined && GRAMMAR.test(id) ? { id, via } : { via };
   },
   upfront: {
     rule: "threads-new",

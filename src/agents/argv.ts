@@ -1,3 +1,5 @@
+import type { CallerSession } from "./types.js";
+
 /**
  * An agent's argv as options and positionals, so plugins can drop a prompt flag or insert a
  * resume flag without knowing every option the agent has. Pure.
@@ -76,4 +78,29 @@ export function positionals(tokens: readonly Token[]): string[] {
 
 export function withoutPositionals(tokens: readonly Token[]): Token[] {
   return tokens.filter((token) => token.kind === "option");
+}
+
+/** Options that open a session the caller chose, for AgentPlugin.callerSession. */
+export interface SessionPicks {
+  /** Options whose value is the session's ID when the grammar takes it whole (`--resume <id>`). */
+  readonly named: readonly string[];
+  /** Options that pick a session without naming it (`--continue`, a picker). */
+  readonly other?: readonly string[];
+  /** Options that copy the picked session to a new one, which the argv does not name. */
+  readonly fork?: readonly string[];
+}
+
+/**
+ * The session the caller's argv opens: the first of `picks.named` in argv, else of
+ * `picks.other`. Its value is the ID only when `grammar` takes it whole (`--resume 9ca906aa-…`,
+ * not `-r latest`, a name or a prefix), and never with a fork.
+ */
+export function callerPick(tokens: readonly Token[], picks: SessionPicks, grammar: RegExp): CallerSession | undefined {
+  const first = (names: readonly string[] | undefined) => tokens.find((t) => t.kind === "option" && (names ?? []).includes(t.name));
+  const token = first(picks.named) ?? first(picks.other);
+  if (token?.kind !== "option") return undefined;
+  const fork = first(picks.fork);
+  const via = [...token.words, ...(fork?.kind === "option" ? fork.words : [])].join(" ");
+  const id = fork === undefined && picks.named.includes(token.name) ? token.value : undefined;
+  return id !== undefined && grammar.test(id) ? { id, via } : { via };
 }

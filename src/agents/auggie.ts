@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
@@ -15,6 +15,7 @@ import type { AgentPlugin, RunContext } from "./types.js";
  */
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // The task: a positional, `-i/--instruction`, `-if/--instruction-file` and `--queue` (0.36.0 --help).
 const PROMPT = ["--instruction", "--instruction-file", "-i", "-if", "--queue"];
@@ -29,8 +30,16 @@ const ARGV: ArgvSpec = {
   // `--resume` alone opens a session picker.
   optionalValues: ["--resume", "-r"],
 };
-// 0.36.0's subcommands; any other positional word is the task (`auggie "fix the bug"`).
-const COMMANDS = ["login", "logout", "token", "session", "model", "account", "context", "upgrade", "command", "mcp", "help"];
+// 0.36.0's commands (`--help`; `sessions` is `session`'s alias); any other positional word is the
+// task (`auggie "fix the bug"`). `session continue|resume` opens a session: see callerSession.
+const COMMANDS = ["login", "logout", "token", "session", "sessions", "model", "account", "context", "upgrade", "command", "mcp", "tools", "help"];
+const SESSION_COMMANDS = ["session", "sessions"];
+
+/** `session continue` or `session resume [id]`, as its words, when the command is one. */
+function sessionCommand(tokens: readonly Token[]): string[] | undefined {
+  const words = positionals(tokens);
+  return SESSION_COMMANDS.includes(words[0] ?? "") && (words[1] === "continue" || words[1] === "resume") ? words.slice(0, 3) : undefined;
+}
 
 /** The nearest folder at or above `cwd` that holds `.git`, as 0.36.0 finds its workspace root. */
 function gitRoot(cwd: string): string | undefined {
@@ -89,13 +98,31 @@ export const auggie: AgentPlugin = {
     ],
   }),
 
-  passthrough(args) {
+  // `-h, --help` and `-v, --version` (0.36.0 takes both; `-V` is unknown to it); `--mcp` runs it
+  // as an MCP tool server, which opens no conversation.
+  noConversation(args) {
     const tokens = tokenize(args, ARGV);
+    if (hasOption(tokens, ["--mcp", "-h", "--help", "-v", "--version"])) return "`auggie --help/--version/--mcp` opens no conversation";
     const first = positionals(tokens)[0];
-    if (first !== undefined && COMMANDS.includes(first)) return `\`auggie ${first}\` is a subcommand, not a conversation`;
-    if (hasOption(tokens, ["--acp", "--mcp", "-h", "--help", "-v", "--version"])) return "auggie is not starting a conversation here";
+    if (first === undefined || !COMMANDS.includes(first) || sessionCommand(tokens) !== undefined) return undefined;
+    return `\`auggie ${first}\` is a subcommand, not a conversation`;
+  },
+  unpinned(args) {
+    const tokens = tokenize(args, ARGV);
+    if (hasOption(tokens, ["--acp"])) return "`auggie --acp` serves an Agent Client Protocol client, which owns its sessions";
     if (hasOption(tokens, ["--dont-save-session"])) return "--dont-save-session: Auggie saves no session that could be resumed";
     return undefined;
+  },
+  // `-r, --resume [sessionId]` takes an ID or a prefix (none: a picker), `-c, --continue` the most
+  // recent session; `auggie session resume [sessionId]` and `session continue` are the same
+  // (0.36.0 `--help`, `auggie session --help`). Only a whole UUID names the session.
+  callerSession(args) {
+    const tokens = tokenize(args, ARGV);
+    const command = sessionCommand(tokens);
+    if (command === undefined) return callerPick(tokens, { named: ["--resume", "-r"], other: ["--continue", "-c"] }, UUID_ONLY);
+    const [, verb, id] = command;
+    const via = command.join(" ");
+    return verb === "resume" && id !== undefined && UUID_ONLY.test(id) ? { id, via } : { via };
   },
 
   // `--instruction-file` and `--queue` are not read: their message is not in argv.

@@ -1,31 +1,47 @@
 import { join } from "node:path";
-import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
- * Claude Code. Facts from ../shared/agents.md, Claude Code 2.1.197's own `--help`, and that
- * version run here against a local Messages API (exit screen, /status, error texts).
+ * Claude Code. Facts from ../shared/agents.md, Claude Code 2.1.197's and 2.1.330's own `--help`,
+ * and 2.1.197 run here against a local Messages API (exit screen, /status, error texts).
  */
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
-// Options that take a value (`--help` of 2.1.197), so their values are never read as the prompt.
+// Options that take a value (`--help` of 2.1.197 and 2.1.330), so their values are never read as the prompt.
 const VARIADIC = ["--add-dir", "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--betas", "--file", "--mcp-config", "--tools"];
 const ARGV: ArgvSpec = {
   variadic: VARIADIC,
   values: [
-    ...VARIADIC, "--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file", "--debug-file", "--effort",
-    "--fallback-model", "--input-format", "--json-schema", "--max-budget-usd", "--max-turns", "--model", "-n", "--name",
-    "--output-format", "--permission-mode", "--plugin-dir", "--plugin-url", "--remote-control-session-name-prefix",
-    "--session-id", "--setting-sources", "--settings", "--system-prompt", "--system-prompt-file",
+    ...VARIADIC, "--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file", "--autocompact", "--debug-file",
+    "--effort", "--environment", "--fallback-model", "--input-format", "--json-schema", "--max-budget-usd", "--max-turns", "--model",
+    "-n", "--name", "--output-format", "--permission-mode", "--permission-prompts", "--plugin-dir", "--plugin-url",
+    "--remote-control-session-name-prefix", "--session-id", "--setting-sources", "--settings", "--system-prompt",
+    "--system-prompt-file", "--system-prompt-snapshot",
   ],
   // Commander gives these the next word when it is no option: `claude -w fix-login`.
-  optionalValues: ["-r", "--resume", "--from-pr", "-d", "--debug", "--prompt-suggestions", "--remote-control", "-w", "--worktree"],
+  optionalValues: [
+    "-r", "--resume", "--from-pr", "-d", "--debug", "--prompt-suggestions", "--remote-control", "-w", "--worktree", "--cloud", "--teleport",
+  ],
 };
 // Options that already say which conversation to open; the user's choice stands on a cold start.
 const RESUMING = ["-r", "--resume", "-c", "--continue", "--from-pr"];
-const SUBCOMMANDS = new Set(["agents", "auth", "auto-mode", "doctor", "gateway", "install", "mcp", "plugin", "plugins", "project", "setup-token", "ultrareview", "update", "upgrade"]);
+// 2.1.330's commands that open no conversation (`attach` opens a background one: see unpinned).
+// `project` is an older build's; in 2.1.330 it would be a one-word prompt, which then goes unpinned.
+const SUBCOMMANDS = new Set([
+  "agents", "auth", "auto-mode", "doctor", "gateway", "import", "install", "kill", "logs", "mcp", "plugin", "plugins", "project",
+  "purge", "respawn", "rm", "setup-token", "stop", "ultrareview", "update", "upgrade",
+]);
+// Conversations that run somewhere sessionpin does not see (2.1.330 `--help`): a background
+// session (`--bg` returns at once; `claude attach` shows one, its own process keeps it), a cloud
+// session, or the Claude Desktop app.
+const ELSEWHERE: ReadonlyArray<readonly [readonly string[], string]> = [
+  [["--bg", "--background"], "runs in the background, in a process of its own"],
+  [["--cloud", "--environment"], "runs in the cloud"],
+  [["--desktop"], "opens in the Claude Desktop app"],
+];
 
 const tokens = (args: readonly string[]): Token[] => tokenize(args, ARGV);
 
@@ -102,12 +118,32 @@ const data = definePlugin({
 
 export const claude: AgentPlugin = {
   ...data,
-  passthrough(args) {
+  // `-h, --help` and `-v, --version` (2.1.330 `--help`): `-v` is not verbose (`--verbose` is).
+  noConversation(args) {
     const parsed = tokens(args);
+    if (hasOption(parsed, ["-h", "--help", "-v", "--version"])) return "`claude --help/--version` opens no conversation";
     const first = positionals(parsed)[0];
-    if (first !== undefined && SUBCOMMANDS.has(first)) return `\`claude ${first}\` is a subcommand, not a conversation`;
+    return first !== undefined && SUBCOMMANDS.has(first) ? `\`claude ${first}\` is a subcommand, not a conversation` : undefined;
+  },
+  unpinned(args) {
+    const parsed = tokens(args);
+    if (positionals(parsed)[0] === "attach") return "`claude attach` shows a background session, which its own process keeps";
+    for (const [names, where] of ELSEWHERE) {
+      const option = names.find((name) => hasOption(parsed, [name]));
+      if (option !== undefined) return `\`claude ${option}\`: the conversation ${where}, where sessionpin cannot pin it`;
+    }
     if (hasOption(parsed, ["--no-session-persistence"])) return "--no-session-persistence: Claude saves no session that could be resumed";
     return undefined;
+  },
+  // `-r/--resume [value]` takes a session ID, a name or a search term (2.1.330 `--help`): only a
+  // UUID names the session; `--continue`, `--from-pr` and `--teleport [session]` (a cloud
+  // session's) name no local one. With --fork-session the resumed session is copied to a new
+  // one, which only `--session-id` names.
+  callerSession(args) {
+    const parsed = tokens(args);
+    const pick = callerPick(parsed, { named: ["-r", "--resume"], other: ["-c", "--continue", "--from-pr", "--teleport"], fork: ["--fork-session"] }, data.grammar);
+    const fork = hasOption(parsed, ["--fork-session"]) ? optionValue(parsed, ["--session-id"]) : undefined;
+    return pick !== undefined && fork !== undefined && data.grammar.test(fork) ? { id: fork, via: pick.via } : pick;
   },
   invocation(args) {
     const parsed = tokens(args);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
+import { hasOption, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
@@ -22,36 +22,68 @@ const ARGV: ArgvSpec = {
 // `-i/--image` attaches images to the initial prompt (0.169 `--help`): they go with it on a warm start.
 const IMAGE = ["-i", "--image"];
 const EXEC = ["exec", "e"];
-// 0.169's subcommands besides exec: none of them starts a conversation sessionpin could pin.
-const SUBCOMMANDS = new Set([
+// `codex resume|fork …` and `codex exec resume|fork …` open a saved session.
+const OWN_SESSION = ["resume", "fork"];
+// 0.169's other commands (aliases too): none opens a conversation. `review` runs a review of its
+// own and exits; `help` prints help.
+const NO_CONVERSATION = new Set([
   "agents", "review", "login", "logout", "mcp", "mcp-server", "plugin", "app-server", "remote-control", "completion",
   "update", "doctor", "sandbox", "debug", "apply", "a", "queue", "archive", "delete", "migrate-rollouts",
   "migrate-nfs-db", "unarchive", "cloud", "exec-server", "features", "help",
 ]);
-// `codex resume|fork …` and `codex exec resume|fork|review …` already name the session to open.
-const OWN_SESSION = new Set(["resume", "fork"]);
-const EXEC_OWN = new Set(["resume", "fork", "review", "help"]);
+const COMMANDS = new Set([...EXEC, ...OWN_SESSION, ...NO_CONVERSATION]);
+// `codex exec`'s commands (0.169 `codex exec --help`).
+const EXEC_COMMANDS = new Set([...OWN_SESSION, "review", "help"]);
+
+/** A command among positional words, with the words before and after it. */
+interface Split {
+  readonly before: string[];
+  readonly command: string | undefined;
+  readonly after: string[];
+}
+
+/**
+ * Where clap finds a command among `words`, of which the first `free` come before any `--`:
+ * first, or right after the one-word `[PROMPT]` (0.169 runs `codex "hi" login` as `login`, and
+ * `codex exec "next step" resume --last` as a resume).
+ */
+function split(words: readonly string[], free: number, commands: ReadonlySet<string>): Split {
+  for (const at of [0, 1]) {
+    const word = words[at];
+    if (at < free && word !== undefined && commands.has(word)) return { before: words.slice(0, at), command: word, after: words.slice(at + 1) };
+  }
+  return { before: [...words], command: undefined, after: [] };
+}
 
 interface CodexArgs {
   readonly tokens: Token[];
   readonly exec: boolean;
-  /** The words after `exec` (exec mode) or all positionals (interactive): the prompt. */
-  readonly prompt: string[];
-  /** The prompt text itself: without a session-naming `resume <id>` (a warm start given a message). */
-  readonly message: string[];
+  /** `resume`, `fork`, or another command (`login`; `exec review`), else undefined. */
   readonly command: string | undefined;
+  /** What `resume|fork` opens: the session ID or name, or undefined (`--last`, a picker). */
+  readonly target: string | undefined;
+  /** The prompt text itself, without a session's `resume <id>` (a warm start given a message). */
+  readonly message: string[];
 }
 
 function parse(args: readonly string[]): CodexArgs {
   const tokens = tokenize(args, ARGV);
   const words = positionals(tokens);
   // After `--` every word is prompt text, even `exec`.
-  const first = tokens.find((t) => t.kind !== "option");
-  const command = first?.kind === "positional" ? first.value : undefined;
-  const exec = command !== undefined && EXEC.includes(command);
-  const prompt = exec ? words.slice(1) : words;
-  const named = exec ? EXEC_OWN.has(prompt[0] ?? "") : OWN_SESSION.has(command ?? "");
-  return { tokens, exec, prompt, message: named ? prompt.slice(2) : prompt, command };
+  const separator = tokens.findIndex((t) => t.kind === "separator");
+  const free = separator < 0 ? words.length : positionals(tokens.slice(0, separator)).length;
+  const top = split(words, free, COMMANDS);
+  const exec = top.command !== undefined && EXEC.includes(top.command);
+  const own = exec ? split(top.after, free - top.before.length - 1, EXEC_COMMANDS) : top;
+  const lead = exec ? [...top.before, ...own.before] : own.before;
+  if (own.command === undefined || !OWN_SESSION.includes(own.command)) {
+    return { tokens, exec, command: own.command, target: undefined, message: own.command === undefined ? lead : [] };
+  }
+  // `[SESSION_ID] [PROMPT]`; with `--last` the first word is the prompt (Codex's own exec docs:
+  // `codex exec resume --last "next prompt"`).
+  const last = hasOption(tokens, ["--last"]);
+  const target = last ? undefined : own.after[0];
+  return { tokens, exec, command: own.command, target, message: [...lead, ...own.after.slice(last ? 0 : 1)] };
 }
 
 /** `$CODEX_HOME/sessions` (default ~/.codex), where Codex files its rollouts by local date. */
@@ -99,13 +131,22 @@ const data = definePlugin({
 
 export const codex: AgentPlugin = {
   ...data,
-  passthrough(args) {
-    const { tokens, exec, prompt, command } = parse(args);
-    if (tokens.some((t) => t.kind === "option" && ["-h", "--help", "-V", "--version"].includes(t.name))) return "`codex --help/--version` starts no conversation";
-    if (exec && prompt[0] !== undefined && EXEC_OWN.has(prompt[0])) return `\`codex exec ${prompt[0]}\` names its own session`;
-    if (command !== undefined && OWN_SESSION.has(command)) return `\`codex ${command}\` names its own session`;
-    if (command !== undefined && SUBCOMMANDS.has(command)) return `\`codex ${command}\` is a subcommand, not a conversation`;
-    return undefined;
+  // `-h, --help` and `-V, --version` (0.169, every command).
+  noConversation(args) {
+    const { tokens, exec, command } = parse(args);
+    if (hasOption(tokens, ["-h", "--help", "-V", "--version"])) return "`codex --help/--version` opens no conversation";
+    if (command === undefined || OWN_SESSION.includes(command)) return undefined;
+    return `\`codex ${exec ? "exec " : ""}${command}\` is a subcommand, not a conversation`;
+  },
+  // `exec --ephemeral`: "Run without persisting session files to disk" (0.169 `codex exec --help`).
+  unpinned: (args) => (hasOption(parse(args).tokens, ["--ephemeral"]) ? "--ephemeral: Codex saves no session that could be resumed" : undefined),
+  // `codex [exec] resume <SESSION_ID>` takes a UUID or a thread name ("UUIDs take precedence",
+  // 0.169 `--help`): only a UUID names the session. A fork opens a new one.
+  callerSession(args) {
+    const { tokens, exec, command, target } = parse(args);
+    if (command === undefined || !OWN_SESSION.includes(command)) return undefined;
+    const via = [...(exec ? ["exec"] : []), command, ...(hasOption(tokens, ["--last"]) ? ["--last"] : target === undefined ? [] : [target])].join(" ");
+    return command === "resume" && target !== undefined && data.grammar.test(target) ? { id: target, via } : { via };
   },
   invocation(args) {
     const { exec, message } = parse(args);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -10,6 +10,7 @@ import type { AgentPlugin } from "./types.js";
  */
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // The task prompt: `-p` runs it and exits, `-i` opens the TUI and runs it.
 const PROMPT = ["-p", "--prompt", "-i", "--interactive"];
@@ -87,13 +88,24 @@ export const copilot: AgentPlugin = {
     ],
   }),
 
-  passthrough(args) {
+  // Copilot takes no positional prompt (`copilot [OPTIONS] [COMMAND]`): every word is a command.
+  // `-h, --help` and `-v, --version` (1.0.102 `--help`).
+  noConversation(args) {
     const tokens = tokenize(args, ARGV);
     const command = positionals(tokens);
     if (command.length > 0) return `\`copilot ${command.join(" ")}\` is a subcommand, not a conversation`;
-    if (hasOption(tokens, ["--acp", "-h", "--help", "-v", "--version"])) return "copilot is not starting a conversation here";
+    return hasOption(tokens, ["-h", "--help", "-v", "--version"]) ? "`copilot --help/--version` opens no conversation" : undefined;
+  },
+  unpinned(args) {
+    const tokens = tokenize(args, ARGV);
+    if (hasOption(tokens, ["--acp"])) return "`copilot --acp` serves an Agent Client Protocol client, which owns its sessions";
     if (hasOption(tokens, ["--connect"])) return "`copilot --connect` attaches to a remote session, which has no local ID to pin";
     return undefined;
+  },
+  // `-r, --resume [<value>]` takes a session ID, a task ID, an ID prefix or a name (1.0.102
+  // `--help`): only a whole UUID names the session. `--continue` resumes the most recent one.
+  callerSession(args) {
+    return callerPick(tokenize(args, ARGV), { named: ["-r", "--resume"], other: ["--continue"] }, UUID_ONLY);
   },
 
   // `--session-id <uuid>` creates a new session with that exact ID; 1.0.102 takes it in the TUI
@@ -102,7 +114,7 @@ export const copilot: AgentPlugin = {
   chooseId(args, fresh) {
     const tokens = tokenize(args, ARGV);
     const own = optionValue(tokens, ["--session-id"]);
-    if (own !== undefined) return new RegExp(`^${UUID}$`).test(own) ? { id: own, args: [...args] } : undefined;
+    if (own !== undefined) return UUID_ONLY.test(own) ? { id: own, args: [...args] } : undefined;
     // The command already picks its session (or names a new one): leave the choice to it.
     if (hasOption(tokens, SESSION)) return undefined;
     return { id: fresh, args: [...args, `--session-id=${fresh}`] };

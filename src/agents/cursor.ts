@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { md5Hex } from "../digest.js";
-import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { callerPick, hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -17,9 +17,11 @@ const ARGV: ArgvSpec = {
   optionalValues: ["--resume"],
 };
 const RESUMING = ["--resume", "--continue"];
-// Commands that start no conversation of their own (`agent ls` and `agent resume` pick one in a
-// picker or take the latest): run them as they are.
-const SUBCOMMANDS = new Set(["about", "create-chat", "login", "logout", "ls", "mcp", "models", "resume", "status", "update", "whoami"]);
+// Commands that open no conversation (Cursor's CLI reference); `create-chat` makes an empty chat
+// and prints its ID. `agent ls` (pick a previous chat) and `agent resume` (the latest) open one
+// the caller chose: see callerSession.
+const SUBCOMMANDS = new Set(["about", "create-chat", "help", "login", "logout", "mcp", "models", "status", "update", "whoami"]);
+const RESUME_COMMANDS = ["ls", "resume"];
 
 const data = definePlugin({
   name: "cursor",
@@ -62,9 +64,20 @@ const data = definePlugin({
 
 export const cursor: AgentPlugin = {
   ...data,
-  passthrough(args) {
-    const first = positionals(tokenize(args, ARGV))[0];
-    return first !== undefined && SUBCOMMANDS.has(first) ? `\`${first}\` is a Cursor command, not a new conversation` : undefined;
+  // `-v, --version` and `-h, --help` (Cursor's CLI parameters reference).
+  noConversation(args) {
+    const tokens = tokenize(args, ARGV);
+    if (hasOption(tokens, ["-v", "--version", "-h", "--help"])) return "`agent --help/--version` opens no conversation";
+    const first = positionals(tokens)[0];
+    return first !== undefined && SUBCOMMANDS.has(first) ? `\`${first}\` is a Cursor command, not a conversation` : undefined;
+  },
+  // `--resume [chatId]` (none: the latest), `--continue` ("alias for --resume=-1"), and the
+  // `ls`/`resume` commands (Cursor's CLI reference); only a chat's UUID names the session.
+  callerSession(args) {
+    const tokens = tokenize(args, ARGV);
+    const first = positionals(tokens)[0];
+    if (first !== undefined && RESUME_COMMANDS.includes(first)) return { via: first };
+    return callerPick(tokens, { named: ["--resume"], other: ["--continue"] }, data.grammar);
   },
   invocation(args) {
     const tokens = tokenize(args, ARGV);

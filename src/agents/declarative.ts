@@ -52,6 +52,14 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
     transient: spec.transient.map((source) => new RegExp(source)),
     ...(spec.saysRejected ? { saysRejected: true } : {}),
     ...(spec.turnFailed !== undefined ? { turnFailed: spec.turnFailed.map((source) => new RegExp(source)) } : {}),
+    noConversation(args) {
+      const tokens = tokenize(args, argv);
+      const option = tokens.find((t) => t.kind === "option" && spec.noConversation.options.includes(t.name));
+      if (option?.kind === "option") return `\`${spec.name} ${option.name}\` opens no conversation`;
+      // A word after `--` is never a command.
+      const first = tokens.find((t) => t.kind !== "option");
+      return first?.kind === "positional" && spec.noConversation.commands.includes(first.value) ? `\`${spec.name} ${first.value}\` is a subcommand, not a conversation` : undefined;
+    },
     invocation: (args) => ({ message: ownMessage(args), oneShot: hasOption(tokenize(args, argv), spec.prompt.oneShot) }),
     coldArgs(args, prompt): ColdStart {
       if (prompt === undefined || spec.prompt.via === "pty") return { args: [...args], promptVia: "pty" };
@@ -76,6 +84,8 @@ function withDefaults(d: DeclarativePlugin) {
     text: d.text ?? [],
     valueOptions: d.valueOptions ?? [],
     prompt: { via: d.prompt?.via ?? "pty", flag: d.prompt?.flag, dropFlags: d.prompt?.dropFlags ?? [], dropSwitches: d.prompt?.dropSwitches ?? [], dropPositionals: d.prompt?.dropPositionals ?? false, oneShot: d.prompt?.oneShot ?? [] },
+    // Nearly every CLI prints its help or version and exits on these.
+    noConversation: { options: d.noConversation?.options ?? ["--version", "--help"], commands: d.noConversation?.commands ?? [] },
     rejected: d.rejected ?? [],
     transient: d.transient ?? [],
   };

@@ -1,5 +1,5 @@
 import { basename, join } from "node:path";
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { readJsonObject, valueAt } from "../json.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
@@ -25,15 +25,18 @@ const SESSION = ["--session-id", "-r", "--resume"];
 const ARGV: ArgvSpec = {
   values: [
     ...PROMPT, "--session-id", "-m", "--model", "-o", "--output-format", "--approval-mode", "-e", "--extensions",
-    "--allowed-mcp-server-names", "--allowed-tools", "--include-directories", "--delete-session", "--proxy",
+    "--allowed-mcp-server-names", "--allowed-tools", "--include-directories", "--delete-session", "--session-file", "--proxy",
     "--sandbox-image", "--telemetry-target", "--telemetry-otlp-endpoint", "--telemetry-otlp-protocol", "--telemetry-outfile",
   ],
   // `-r` alone resumes the latest session; `-w` alone makes up a worktree name.
   optionalValues: ["-r", "--resume", "-w", "--worktree"],
 };
-const SUBCOMMANDS = ["mcp", "extensions", "skills", "hooks", "update", "rewind", "sandbox", "settings", "telemetry", "token-caching", "gemma"];
-const NO_SESSION = ["--list-sessions", "--delete-session", "-l", "--list-extensions", "-v", "--version", "-h", "--help",
-  "--acp", "--experimental-acp", "--experimental-zed-integration"];
+// 0.61.0's commands and their aliases (`--help`); any other first word is the prompt.
+const SUBCOMMANDS = ["mcp", "extensions", "extension", "skills", "skill", "hooks", "hook", "gemma"];
+// Options that print or delete something and exit (0.61.0 `--help`: `-v` is --version).
+const NO_CONVERSATION = ["--list-sessions", "--delete-session", "-l", "--list-extensions", "-v", "--version", "-h", "--help"];
+// ACP: the client (an editor) drives the sessions; `--experimental-zed-integration` is an older name.
+const PROTOCOL = ["--acp", "--experimental-acp", "--experimental-zed-integration"];
 
 /** `-p MSG`, or a positional prompt without `-i`: 0.61 runs both headless, even in a PTY. */
 const isOneShot = (tokens: readonly Token[]): boolean => hasOption(tokens, HEADLESS) || (positionals(tokens).length > 0 && !hasOption(tokens, INTERACTIVE));
@@ -101,11 +104,18 @@ const base = definePlugin({
 
 export const gemini: AgentPlugin = {
   ...base,
-  passthrough(args) {
+  noConversation(args) {
     const tokens = tokenize(args, ARGV);
     const command = positionals(tokens)[0];
     if (command !== undefined && SUBCOMMANDS.includes(command)) return `\`gemini ${command}\` is a subcommand, not a conversation`;
-    return hasOption(tokens, NO_SESSION) ? "this gemini invocation lists, deletes or serves sessions; it starts no conversation" : undefined;
+    return hasOption(tokens, NO_CONVERSATION) ? "this gemini invocation lists or deletes sessions, or prints help or its version: it opens no conversation" : undefined;
+  },
+  unpinned: (args) => (hasOption(tokenize(args, ARGV), PROTOCOL) ? "`gemini --acp` serves a client over stdio, which owns its sessions" : undefined),
+  // `-r/--resume` takes "latest", an index or (0.61.0) a session's UUID; only the UUID names it.
+  // `--session-file` loads a session from a JSON file.
+  callerSession(args) {
+    const tokens = tokenize(args, ARGV);
+    return callerPick(tokens, { named: ["-r", "--resume"], other: ["--session-file"] }, base.grammar);
   },
   invocation(args) {
     const tokens = tokenize(args, ARGV);

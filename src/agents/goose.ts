@@ -1,4 +1,4 @@
-import { hasOption, optionValue, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
 import type { AgentPlugin } from "./types.js";
 
 /**
@@ -13,6 +13,7 @@ const GOOSE_ID = "\\d{8}_\\d+";
 const NAME_PREFIX = "sessionpin-";
 const NAME = `${NAME_PREFIX}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`;
 const ID = `${GOOSE_ID}|${NAME}`;
+const GRAMMAR = new RegExp(`^(?:${ID})$`);
 
 const IDENTIFIER = ["-n", "--name", "--session-id", "--id", "--path", "-p"];
 const RESUME = ["-r", "--resume", "--fork"];
@@ -25,7 +26,11 @@ const ARGV: ArgvSpec = {
     "--with-streamable-http-extension", "--with-builtin", "--max-tool-repetitions", "--max-turns", "--container",
     "--provider", "--model", "--output-format", "--scheduled-job-id"],
 };
-const NO_SESSION = ["--no-session", "--explain", "--render-recipe", "-h", "--help", "-V", "--version"];
+// clap's `-h, --help` and `-V, --version` (cli.rs `#[command(version)]`; `-v` is `info`'s
+// `--verbose`); `run --explain` and `--render-recipe` print the recipe and exit.
+const NO_CONVERSATION = ["--explain", "--render-recipe", "-h", "--help", "-V", "--version"];
+// `goose session` has the alias `s` (cli.rs `visible_alias = "s"`).
+const SESSION = ["session", "s"];
 
 interface GooseArgs {
   readonly tokens: Token[];
@@ -58,7 +63,7 @@ const oneShot = (command: string | undefined, tokens: readonly Token[]): boolean
 export const goose: AgentPlugin = {
   name: "goose",
   names: ["goose"],
-  grammar: new RegExp(`^(?:${ID})$`),
+  grammar: GRAMMAR,
   // `goose run --output-format stream-json` events carry no session ID.
   json: [],
   text: [
@@ -100,11 +105,23 @@ export const goose: AgentPlugin = {
   ],
   // No provider or model configured: nothing to do with the session, the pointer stays.
   transient: [/No provider configured/, /No model configured/, /run 'goose configure' again/],
-  passthrough(args) {
+  noConversation(args) {
     const { tokens, command, rest } = parse(args);
-    if (command !== undefined && command !== "session" && command !== "run") return `\`goose ${command}\` is a subcommand, not a conversation`;
-    if (command === "session" && rest.length > 0) return `\`goose session ${rest[0]}\` is a subcommand, not a conversation`;
-    return hasOption(tokens, NO_SESSION) ? "this goose invocation keeps no session" : undefined;
+    if (hasOption(tokens, NO_CONVERSATION)) return "`goose --help/--version/--explain/--render-recipe` opens no conversation";
+    if (command !== undefined && !SESSION.includes(command) && command !== "run") return `\`goose ${command}\` is a subcommand, not a conversation`;
+    return command !== "run" && rest.length > 0 ? `\`goose ${command} ${rest[0]}\` is a subcommand, not a conversation` : undefined;
+  },
+  unpinned: (args) => (hasOption(parse(args).tokens, ["--no-session"]) ? "`goose run --no-session` keeps no session" : undefined),
+  // `-r/--resume` resumes the session that `-n/--name`, `--session-id` or `--path` names, else the
+  // last one (cli.rs, goose's CLI docs); without it, only `--session-id` names one that exists
+  // (goose mints the IDs). A name is the ID only when the grammar takes it (sessionpin's own
+  // `sessionpin-<uuid>`, or a goose ID); `--fork` copies the session to a new one.
+  callerSession(args) {
+    const { tokens } = parse(args);
+    const resume = tokens.find((t) => t.kind === "option" && (t.name === "-r" || t.name === "--resume"));
+    const pick = callerPick(tokens, { named: resume === undefined ? ["--session-id", "--id"] : IDENTIFIER, fork: ["--fork"] }, GRAMMAR);
+    if (resume?.kind !== "option") return pick;
+    return { ...pick, via: [...resume.words, ...(pick === undefined ? [] : [pick.via])].join(" ") };
   },
   // `-i FILE` and recipes are not read: their message is not in argv.
   invocation(args) {

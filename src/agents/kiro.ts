@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -11,6 +11,7 @@ import type { AgentPlugin } from "./types.js";
  */
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // Session choice: `--resume` (latest in this folder), `--resume-id <id>`, and the picker, which
 // blocks the PTY: a warm start replaces them all with `--resume-id <id>`.
@@ -19,8 +20,17 @@ const ARGV: ArgvSpec = {
   values: ["--agent", "--model", "--trust-tools", "--resume-id", "--delete-session", "--wrap", "--output-format", "--input-format"],
 };
 
-/** `kiro-cli` alone is `kiro-cli chat`; the words after `chat` are its INPUT, the task. */
-function parseArgs(args: readonly string[]): { tokens: Token[]; command: string | undefined; input: string[] } {
+/**
+ * Help and version, clap's `-h, --help`, `--help-all` and `-V, --version` (kiro.dev's CLI
+ * commands page; not `-v`). Amazon Q's CLI, whose successor Kiro CLI is, has the same (q.ts).
+ */
+export const HELP_AND_VERSION = ["-h", "--help", "--help-all", "-V", "--version"];
+
+/**
+ * `kiro-cli` alone is `kiro-cli chat`; the words after `chat` are its INPUT, the task. Amazon Q's
+ * `q` reads its argv alike (q.ts).
+ */
+export function parseArgs(args: readonly string[]): { tokens: Token[]; command: string | undefined; input: string[] } {
   const tokens = tokenize(args, ARGV);
   const [first, ...rest] = positionals(tokens);
   return first === undefined || first === "chat" ? { tokens, command: "chat", input: rest } : { tokens, command: first, input: [] };
@@ -47,14 +57,18 @@ export const kiro: AgentPlugin = {
     rejected: ["No saved sessions found for this directory", "No saved chat sessions"],
   }),
 
-  passthrough(args) {
+  // Help and version, and `chat --list-sessions` / `--delete-session <id>` (Session Management).
+  noConversation(args) {
     const { tokens, command } = parseArgs(args);
     if (command !== "chat") return `\`kiro-cli ${command}\` is a subcommand, not a conversation`;
-    if (hasOption(tokens, ["--list-sessions", "--delete-session", "-h", "--help", "--help-all", "-V", "--version"])) {
-      return "kiro-cli is not starting a conversation here";
+    if (hasOption(tokens, ["--list-sessions", "--delete-session", ...HELP_AND_VERSION])) {
+      return "`kiro-cli --help/--version/--list-sessions/--delete-session` opens no conversation";
     }
     return undefined;
   },
+  // `--resume-id <id>` names the session; `-r/--resume` takes this folder's latest and
+  // `--resume-picker` asks (Session Management).
+  callerSession: (args) => callerPick(parseArgs(args).tokens, { named: ["--resume-id"], other: ["-r", "--resume", "--resume-picker"] }, UUID_ONLY),
 
   // Kiro saves every turn to ~/.kiro/sessions/cli/<uuid>.json (issue #9968; the file layout is
   // (unverified) and read from third-party session readers). A file named for the pinned ID

@@ -23,18 +23,26 @@ const ARGV: ArgvSpec = {
   optionalValues: ["--resume", "-r", "--session"],
 };
 // What omp itself drops when it relaunches into a session (its `/restart`, the same list in
-// 18.2.3's flag-tables.ts): the session pickers.
-const SESSION_PICKS = ["--resume", "-r", "--session", "--continue", "-c", "--fork", "--from-claude", "--from-codex"];
-// Top-level commands (and aliases): a first word among them is no prompt. 18.2.3's
-// src/cli-commands.ts, plus those 18.3.4 added (`find`, `predict`, `clip`, `play`, `skill(s)`,
-// `stream`, `toks`, `web-search`, `login`): in 18.2.3 such a first word is a message, and such a
-// run then goes unpinned, which is the safe side.
+// 18.2.3's flag-tables.ts): the session pickers. `-r/--resume` and `--session` take an ID
+// prefix or a path (none: a picker); `--fork` copies a session to a new one; `--from-claude` and
+// `--from-codex` import one (18.2.3 `--help`).
+const SESSION_PICKS = { named: ["--resume", "-r", "--session"], other: ["--continue", "-c", "--fork", "--from-claude", "--from-codex"] };
+// Top-level commands (and aliases) that open no conversation: a first word among them is no
+// prompt. 18.2.3's src/cli-commands.ts, plus those 18.3.4 added (`find`, `predict`, `clip`,
+// `play`, `skill(s)`, `stream`, `toks`, `web-search`, `login`): in 18.2.3 such a first word is a
+// message, and such a run then goes unpinned, which is the safe side.
 const SUBCOMMANDS = new Set([
-  "acp", "auth-broker", "auth-gateway", "agents", "bench", "browser-relay", "cleanse", "collab", "commit", "completions",
+  "auth-broker", "auth-gateway", "agents", "bench", "browser-relay", "cleanse", "collab", "commit", "completions",
   "__complete", "compress", "config", "dry-balance", "find", "gc", "grep", "gallery", "git", "grievances", "images", "img",
-  "if-bench", "install", "join", "login", "models", "plugin", "plugins", "predict", "ps", "say", "clip", "play", "share",
+  "if-bench", "install", "login", "models", "plugin", "plugins", "predict", "ps", "say", "clip", "play", "share",
   "setup", "shell", "read", "render", "skill", "skills", "ssh", "stats", "stream", "update", "usage", "tiny-models",
   "token", "toks", "ttsr", "worktree", "wt", "search", "q", "web-search", "help",
+]);
+// 18.2.3 `--help`: `acp` runs "as an ACP (Agent Client Protocol) server over stdio"; `join`
+// joins "a shared collab session", another omp's.
+const FOREIGN = new Map([
+  ["acp", "serves an ACP client over stdio, which owns its sessions"],
+  ["join", "joins another omp's shared collab session"],
 ]);
 
 /**
@@ -76,13 +84,16 @@ export const omp: AgentPlugin = {
     dot: ".omp",
     spec: ARGV,
     sessionPicks: SESSION_PICKS,
+    // 18.2.3 prints its help for `-h/--help` and its version for `-v/--version` (not `-V`);
+    // `--export <file>` ("Export session file to HTML and exit") and `--alias <name>` ("Create a
+    // shell shortcut for the selected profile and exit"), 18.2.3 `--help`.
     noConversation: [
-      { names: ["-h", "--help", "-v", "--version"], why: "`omp --help/--version` starts no conversation" },
-      { names: ["--no-session"], why: "`omp --no-session` keeps no session to resume" },
-      { names: ["--resume", "-r", "--session", "--fork"], why: "the command already names the omp session to open" },
+      { names: ["-h", "--help", "-v", "--version", "--export", "--alias"], why: "`omp --help/--version/--export/--alias` opens no conversation" },
     ],
+    unpinned: [{ names: ["--no-session"], why: "`omp --no-session` keeps no session to resume" }],
     protocolModes: ["rpc", "rpc-ui", "acp"],
     subcommands: SUBCOMMANDS,
+    foreignCommands: FOREIGN,
     // `omp launch …` is the explicit form of a plain start.
     launch: "launch",
     subcommandFirst: false,

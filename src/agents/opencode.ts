@@ -1,4 +1,4 @@
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { join } from "node:path";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
@@ -24,10 +24,20 @@ const ARGV: ArgvSpec = {
 const SESSION_PICKS = ["-s", "--session", "-c", "--continue", "--fork"];
 // What belongs to the first message: the TUI's `--prompt`, and run's `--command` and attached files.
 const PROMPT_PARTS = ["--prompt", "--command", "-f", "--file"];
-// 1.18.33's commands other than the TUI and `run`: none starts a conversation to pin.
+// 1.18.33's commands (and aliases) that open no conversation (`--help`).
 const SUBCOMMANDS = new Set([
-  "completion", "acp", "mcp", "attach", "debug", "providers", "auth", "agent", "upgrade", "uninstall", "serve", "web",
-  "models", "stats", "export", "import", "github", "pr", "session", "plugin", "plug", "db",
+  "completion", "mcp", "debug", "providers", "auth", "agent", "upgrade", "uninstall", "models", "stats", "export", "import",
+  "github", "session", "plugin", "plug", "db",
+]);
+// 1.18.33's commands whose conversations belong to someone else: an ACP client, the clients of a
+// server (`serve`, `web`), a server elsewhere (`attach <url>`); `pr <number>` checks out a branch
+// first, then opens the TUI, which a warm start would not do again.
+const ELSEWHERE = new Map([
+  ["acp", "serves an ACP client over stdio, which owns its sessions"],
+  ["serve", "serves clients, which own their sessions"],
+  ["web", "serves its web interface, which owns its sessions"],
+  ["attach", "attaches to a running OpenCode server, which keeps the session"],
+  ["pr", "checks out a pull request's branch before the TUI opens"],
 ]);
 
 function parse(args: readonly string[]) {
@@ -87,14 +97,21 @@ export const opencode: AgentPlugin = {
   ...data,
   // The TUI shows its session only on a clean exit; the log names it the moment it is stored.
   sessionLog: { rule: "log-created", path: (context) => opencodeLogPath(context), created: (line, context) => sessionCreatedIn(line, context) },
-  passthrough(args) {
+  // `-h, --help` and `-v, --version` (1.18.33 `--help`).
+  noConversation(args) {
     const { tokens, words } = parse(args);
-    if (hasOption(tokens, ["-h", "--help", "-v", "--version"])) return "`opencode --help/--version` starts no conversation";
+    if (hasOption(tokens, ["-h", "--help", "-v", "--version"])) return "`opencode --help/--version` opens no conversation";
     const command = words[0];
-    if (command !== undefined && SUBCOMMANDS.has(command)) return `\`opencode ${command}\` is a subcommand, not a conversation`;
-    if (hasOption(tokens, ["-s", "--session"])) return "`opencode -s <id>` names its own session";
-    return undefined;
+    return command !== undefined && SUBCOMMANDS.has(command) ? `\`opencode ${command}\` is a subcommand, not a conversation` : undefined;
   },
+  unpinned(args) {
+    const command = parse(args).words[0];
+    const why = command === undefined ? undefined : ELSEWHERE.get(command);
+    return why === undefined ? undefined : `\`opencode ${command}\` ${why}: nothing is pinned`;
+  },
+  // `-s, --session` takes a session ID, `-c, --continue` the last session, TUI and `run` alike
+  // (1.18.33 `--help`); with `--fork` the session is copied to a new one first.
+  callerSession: (args) => callerPick(parse(args).tokens, { named: ["-s", "--session"], other: ["-c", "--continue"], fork: ["--fork"] }, data.grammar),
   invocation(args) {
     const { tokens, words, run } = parse(args);
     const message = run ? (words.length > 1 ? words.slice(1).join(" ") : undefined) : optionValue(tokens, ["--prompt"]) || undefined;

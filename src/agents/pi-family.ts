@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type SessionPicks, type Token } from "./argv.js";
 import type { DeclarativePlugin } from "./declarative.js";
 import type { AgentPlugin, ColdStart, RunContext, SessionStore } from "./types.js";
 import { storeHome } from "../home.js";
@@ -18,6 +18,7 @@ import { storeHome } from "../home.js";
 // pi 0.73.1 and omp 18.2.3 mint UUIDv7 session IDs; older omp builds minted 21-character nanoids.
 // A leading `-` is refused: `--session -abc…` would be read as a bare `--session`.
 export const SESSION_ID = "(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_][A-Za-z0-9_-]{20})";
+const WHOLE_ID = new RegExp(`^${SESSION_ID}$`);
 
 /**
  * `--mode json`, line 1 of stdout in both, before any event:
@@ -89,21 +90,30 @@ export function familyStore(dot: string): SessionStore {
   };
 }
 
+/** A table row: options, and why an invocation with one of them is what it is. */
+export interface FamilyOptions {
+  readonly names: readonly string[];
+  readonly why: string;
+}
+
 /** How one member of the family reads its argv. */
 export interface FamilyArgv {
   readonly name: string;
   /** The agent's folder under $HOME (`.omp`, `.pi`). */
   readonly dot: string;
   readonly spec: ArgvSpec;
-  /** Options that pick a session (dropped from warm starts; in the user's command, they pass through). */
-  readonly sessionPicks: readonly string[];
-  /**
-   * Options that make the command start no conversation sessionpin could resume, or one the
-   * command already names (checked in order, before subcommands and modes).
-   */
-  readonly noConversation: ReadonlyArray<{ readonly names: readonly string[]; readonly why: string }>;
+  /** Options that pick a session: dropped from warm starts; in the caller's command, callerSession. */
+  readonly sessionPicks: SessionPicks;
+  /** Options that make the command open no conversation (help, version, an export). */
+  readonly noConversation: readonly FamilyOptions[];
+  /** Options of a conversation that cannot be pinned (`--no-session`). */
+  readonly unpinned: readonly FamilyOptions[];
+  /** `--mode` values whose client drives the agent over stdio and owns the session. */
   readonly protocolModes: readonly string[];
+  /** Commands that open no conversation. */
   readonly subcommands: ReadonlySet<string>;
+  /** Commands whose conversation belongs to someone else (omp's `acp` client, `join`'s host), and why. */
+  readonly foreignCommands?: ReadonlyMap<string, string>;
   /** Whether a subcommand counts only as the very first argument (pi's), not the first word after options (omp's). */
   readonly subcommandFirst: boolean;
   /** A first word that only names the plain start (omp's `launch`). */
@@ -118,8 +128,8 @@ const here = (): Pick<RunContext, "home" | "cwd"> => ({ home: storeHome(process.
 /** `-p`/`--print` and `--mode json` answer once and exit (both, in pi 0.73.1 and omp 18.2.3). */
 const answersOnce = (tokens: readonly Token[]): boolean => hasOption(tokens, ["-p", "--print"]) || optionValue(tokens, ["--mode"]) === "json";
 
-/** passthrough, coldArgs and warmArgs of one member of the family. */
-export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "invocation" | "coldArgs" | "warmArgs"> {
+/** noConversation, unpinned, callerSession, invocation, coldArgs and warmArgs of one member of the family. */
+export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "noConversation" | "unpinned" | "callerSession" | "invocation" | "coldArgs" | "warmArgs"> {
   const parse = (args: readonly string[]) => {
     const tokens = tokenize(args, f.spec);
     const words = positionals(tokens);
@@ -127,20 +137,31 @@ export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "in
     const command = launch ? undefined : words[0];
     // `@file` words attach files to the prompt; the rest are messages.
     const messages = words.slice(launch ? 1 : 0).filter((word) => !word.startsWith("@"));
-    return { tokens, command, messages };
+    // The word read as a command: pi reads only its very first argument so.
+    const first = f.subcommandFirst ? (args[0] === command ? command : undefined) : command;
+    return { tokens, first, messages };
   };
+  const why = (tokens: readonly Token[], table: readonly FamilyOptions[]) => table.find(({ names }) => hasOption(tokens, names))?.why;
   /** The user's own `--session-dir`, else the one sessionpin gives the agent. */
   const sessionDir = (tokens: readonly Token[]): string => optionValue(tokens, ["--session-dir"]) ?? familySessionDir(f.dot, here());
   return {
-    passthrough(args) {
-      const { tokens, command } = parse(args);
-      for (const { names, why } of f.noConversation) if (hasOption(tokens, names)) return why;
-      const first = f.subcommandFirst ? (args[0] === command ? command : undefined) : command;
-      if (first !== undefined && f.subcommands.has(first)) return `\`${f.name} ${first}\` is a subcommand, not a conversation`;
+    noConversation(args) {
+      const { tokens, first } = parse(args);
+      const option = why(tokens, f.noConversation);
+      if (option !== undefined) return option;
+      return first !== undefined && f.subcommands.has(first) ? `\`${f.name} ${first}\` is a subcommand, not a conversation` : undefined;
+    },
+    unpinned(args) {
+      const { tokens, first } = parse(args);
+      const option = why(tokens, f.unpinned);
+      if (option !== undefined) return option;
+      const foreign = first === undefined ? undefined : f.foreignCommands?.get(first);
+      if (foreign !== undefined) return `\`${f.name} ${first}\` ${foreign}`;
       const mode = optionValue(tokens, ["--mode"]);
       if (mode !== undefined && f.protocolModes.includes(mode)) return `\`${f.name} --mode ${mode}\` is driven by its client, which owns the session`;
       return undefined;
     },
+    callerSession: (args) => callerPick(parse(args).tokens, f.sessionPicks, WHOLE_ID),
     // `-p`/`--print` and `--mode json` answer once and exit; `@file` words are not the message.
     invocation(args) {
       const { tokens, messages } = parse(args);
@@ -169,7 +190,8 @@ export function familyArgv(f: FamilyArgv): Pick<AgentPlugin, "passthrough" | "in
     // `<agent> [options] --session-dir <dir> --session <id>`: no prompt, no `@file`, no other session pick.
     warmArgs(args, id) {
       const { tokens } = parse(args);
-      const options = render(withoutOptions(tokens, [...f.sessionPicks, "--session-dir"]).filter((t) => t.kind === "option"));
+      const picks = [...f.sessionPicks.named, ...(f.sessionPicks.other ?? [])];
+      const options = render(withoutOptions(tokens, [...picks, "--session-dir"]).filter((t) => t.kind === "option"));
       return [...options, "--session-dir", sessionDir(tokens), "--session", id];
     },
   };

@@ -20,7 +20,9 @@ const ARGV: ArgvSpec = {
   ],
   optionalValues: ["--list-models"],
 };
-const SESSION_PICKS = ["--resume", "-r", "--session", "--continue", "-c", "--fork"];
+// `--session <path|id>` takes a file or a partial UUID, `--fork <path|id>` copies one to a new
+// session, `-c` continues the previous one and `-r` opens a picker (0.73.1 `--help`).
+const SESSION_PICKS = { named: ["--session"], other: ["--resume", "-r", "--continue", "-c", "--fork"] };
 // Read only as the very first argument (dist/package-manager-cli.js); `uninstall` is `remove`.
 const SUBCOMMANDS = new Set(["install", "remove", "uninstall", "update", "list", "config"]);
 
@@ -58,11 +60,12 @@ export const pi: AgentPlugin = {
     dot: ".pi",
     spec: ARGV,
     sessionPicks: SESSION_PICKS,
+    // `--help, -h`, `--version, -v`, `--list-models [search]` and `--export <file>` ("Export
+    // session file to HTML and exit"), 0.73.1 `--help`.
     noConversation: [
-      { names: ["-h", "--help", "-v", "--version", "--list-models", "--export"], why: "`pi --help/--version/--list-models/--export` starts no conversation" },
-      { names: ["--no-session"], why: "`pi --no-session` keeps no session to resume" },
-      { names: ["--resume", "-r", "--session", "--fork"], why: "the command already names the pi session to open" },
+      { names: ["-h", "--help", "-v", "--version", "--list-models", "--export"], why: "`pi --help/--version/--list-models/--export` opens no conversation" },
     ],
+    unpinned: [{ names: ["--no-session"], why: "`pi --no-session` keeps no session to resume" }],
     protocolModes: ["rpc"],
     subcommands: SUBCOMMANDS,
     subcommandFirst: true,

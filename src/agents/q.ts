@@ -1,4 +1,6 @@
+import { hasOption } from "./argv.js";
 import { definePlugin } from "./declarative.js";
+import { HELP_AND_VERSION, parseArgs } from "./kiro.js";
 import type { AgentPlugin } from "./types.js";
 
 /**
@@ -16,6 +18,12 @@ import type { AgentPlugin } from "./types.js";
 export const q: AgentPlugin = {
   // No grammar matches anything, so no pointer can ever name a Q session.
   ...definePlugin({ name: "q", names: ["q"], grammar: "(?!)", resume: ["{id}"] }),
-  passthrough: () =>
+  // As for Kiro CLI, its successor (kiro.ts): every command but `chat`, help and version.
+  noConversation(args) {
+    const { tokens, command } = parseArgs(args);
+    if (command !== "chat") return `\`q ${command}\` is a subcommand, not a conversation`;
+    return hasOption(tokens, HELP_AND_VERSION) ? "`q --help/--version` opens no conversation" : undefined;
+  },
+  unpinned: () =>
     "Amazon Q cannot be pinned: `q chat` shows no conversation ID and `q chat --resume` only continues this folder's last conversation; running it transparently, nothing is pinned",
 };

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
+import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
@@ -34,7 +34,8 @@ const ARGV: ArgvSpec = {
   // `--resume` without an ID opens a picker; `--worktree` without a slug makes one up.
   optionalValues: ["-r", "--resume", "--worktree"],
 };
-const SUBCOMMANDS = new Set(["auth", "board", "channel", "extensions", "hooks", "mcp", "review", "sandbox", "serve", "sessions", "update"]);
+// 0.24.4's commands (`--help`) but `serve`, a daemon whose clients own their sessions.
+const SUBCOMMANDS = new Set(["auth", "board", "channel", "extensions", "hooks", "mcp", "review", "sandbox", "sessions", "update"]);
 
 const tokens = (args: readonly string[]): Token[] => tokenize(args, ARGV);
 
@@ -98,17 +99,26 @@ const data = definePlugin({
 export const qwen: AgentPlugin = {
   ...data,
 
-  passthrough(args) {
+  // `-h, --help`, `-v, --version` and `-l, --list-extensions` ("List all available extensions
+  // and exit"), 0.24.4 `--help`.
+  noConversation(args) {
     const parsed = tokens(args);
     const first = positionals(parsed)[0];
     if (first !== undefined && SUBCOMMANDS.has(first)) return `\`qwen ${first}\` is a subcommand, not a conversation`;
-    if (hasOption(parsed, ["-h", "--help", "-v", "--version", "-l", "--list-extensions"])) return "qwen is not starting a conversation here";
+    return hasOption(parsed, ["-h", "--help", "-v", "--version", "-l", "--list-extensions"]) ? "`qwen --help/--version/--list-extensions` opens no conversation" : undefined;
+  },
+  unpinned(args) {
+    const parsed = tokens(args);
+    if (positionals(parsed)[0] === "serve") return "`qwen serve` runs a daemon for clients, which own their sessions";
     if (hasOption(parsed, ["--acp"])) return "`qwen --acp` serves a client over stdio; the client names its sessions";
     if (hasOption(parsed, ["--no-chat-recording"]) || args.includes("--chat-recording=false")) {
       return "--no-chat-recording: Qwen saves no session that could be resumed";
     }
     return undefined;
   },
+  // `-r, --resume` takes a session's ID (none: a picker), `-c, --continue` the folder's latest
+  // (0.24.4 `--help`); with --fork-session the session is copied to a new, random ID.
+  callerSession: (args) => callerPick(tokens(args), { named: ["-r", "--resume"], other: ["-c", "--continue"], fork: ["--fork-session"] }, data.grammar),
 
   invocation(args) {
     const parsed = tokens(args);

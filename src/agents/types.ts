@@ -116,6 +116,14 @@ export interface Invocation {
   readonly oneShot: boolean;
 }
 
+/** A session the caller's own argv chose (AgentPlugin.callerSession). */
+export interface CallerSession {
+  /** The ID the argv names (`--resume X`), when it names one; `--continue` names none. */
+  readonly id?: string;
+  /** The words that choose it (`--resume X`, `threads continue X`). */
+  readonly via: string;
+}
+
 export interface ColdStart {
   readonly args: string[];
   readonly promptVia: PromptVia;
@@ -166,8 +174,24 @@ export interface AgentPlugin {
   readonly history?: { readonly file: string; readonly flag: string };
   /** What `doctor` should say about the agent's own settings, read from its config files. */
   advice?(context: RunContext): readonly AgentAdvice[];
-  /** Why this invocation starts no conversation (a subcommand such as `amp threads list`), if so. */
-  passthrough?(args: readonly string[]): string | undefined;
+  /**
+   * Why this invocation opens no conversation at all (`--version`, `--help`, a subcommand such as
+   * `amp threads list` or `claude mcp …`), if so: nothing is pinned or typed, and a shim hands it
+   * straight to the agent, without a PTY.
+   */
+  noConversation?(args: readonly string[]): string | undefined;
+  /**
+   * Why this conversation cannot be pinned (an agent without session IDs, Claude's
+   * `--no-session-persistence`), if so: the agent runs transparently, nothing is pinned.
+   */
+  unpinned?(args: readonly string[]): string | undefined;
+  /**
+   * The session the caller's argv already opens (`--resume X`, `--continue`, `amp threads
+   * continue X`), if it does: the argv runs as given, never rewritten, and the pin follows the
+   * session the agent then runs in. `id` when the argv names it outright; `via` is the words that
+   * choose it, for the log and `plan`.
+   */
+  callerSession?(args: readonly string[]): CallerSession | undefined;
   /** The message in argv and the mode: read before anything is rewritten. */
   invocation(args: readonly string[]): Invocation;
   /**

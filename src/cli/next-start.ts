@@ -43,9 +43,9 @@ export type NextStart = ({ readonly decision: Decision; readonly read: PointerRe
 export async function nextStart(q: NextStartQuestion): Promise<NextStart> {
   const checks = [await pointerDirCheck(q.pointer), await lockCheck(q.pointer)] as const;
   const failed = checks.find((check) => check.status === "fail");
-  const why = whyUnpinned(q.plugin, q.executable, q.args) ?? (failed && `${q.pointer} cannot be used: ${failed.detail}`);
+  const why = whyUnpinned(q.plugin, q.executable, q.args) ?? (failed && { reason: `${q.pointer} cannot be used: ${failed.detail}`, conversation: true });
   if (q.plugin === undefined || why !== undefined) {
-    return { decision: unpinnedPlan(q.plugin, q.args, q.prompt, why ?? "", q.restoreHistory && historyFileExists(q.plugin, q.cwd)), checks };
+    return { decision: unpinnedPlan(q.plugin, q.args, q.prompt, why ?? { reason: "", conversation: true }, q.restoreHistory && historyFileExists(q.plugin, q.cwd)), checks };
   }
   // run takes the lock before it reads the pointer: whatever it would decide waits for the holder.
   const heldBy = lockHolder(checks[1]);

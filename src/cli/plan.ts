@@ -8,10 +8,13 @@ import { pointerHere } from "./running.js";
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
 
 Runs nothing. Prints what \`sessionpin run\` would do, as one JSON object, decided by the same code:
-{"mode":"cold"|"warm"|"unpinned"|"repeat"|"refused","agent":…,"pointer":…,"key":…?,"id":…|null,
+{"mode":"cold"|"warm"|"given"|"unpinned"|"repeat"|"refused","agent":…,"pointer":…,"key":…?,"id":…|null,
  "reason":…,"argv":[…],"steps":[{"step":"upfront","argv":[…]}?,{"step":"launch","argv":[…]}],
  "deliver":{"what":"task"|"follow-up"|"resume-prompt","via":"pty"|"argv"|"none","sha256":…}|null,
  "chosen":…?,"setsAside":"unused"|"corrupt"|"gone"?,"heldBy":{"pid":…,"host":…,"startedAt":…}?}
+"given": the command already opens its own session (--resume X, --continue, threads continue X): run
+starts it as given and pins the session it runs in. "unpinned" with "conversation":false: the command
+opens no conversation (--version, a subcommand); a shim runs it straight, without a PTY.
 "repeat": a one-shot run whose message the session already had, and no --resume-prompt: run starts
 nothing and exits 4 ("argv" is null).
 With an up-front step (Amp's \`threads new\`), the launch resumes the ID it prints: "{id}" in argv
@@ -72,6 +75,7 @@ function described(executable: string, decision: Decision | UnpinnedPlan, messag
       { step: "launch", argv: launch, ...(upfront === undefined ? {} : { ifUpfrontFails: [executable, ...decision.args] }) },
     ],
     deliver: delivers === undefined ? null : { what: delivers.kind, via: decision.promptVia, sha256: delivers.sha256 },
+    ...(decision.mode === "unpinned" ? { conversation: decision.conversation } : {}),
     ...(decision.mode !== "unpinned" && decision.chosen !== undefined ? { chosen: decision.chosen } : {}),
     ...(decision.mode !== "unpinned" && decision.setsAside !== undefined ? { setsAside: decision.setsAside } : {}),
   };

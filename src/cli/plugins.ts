@@ -59,7 +59,7 @@ export async function pluginsCommand(argv: readonly string[]): Promise<number> {
 
 /** Capture sources in order of trust, and the resume command's shape. */
 function describe(plugin: AgentPlugin): { capture: string[]; resume: string | null } {
-  const noConversation = plugin.passthrough?.([]);
+  const noConversation = plugin.unpinned?.([]);
   if (noConversation !== undefined && plugin.json.length === 0 && plugin.text.length === 0) {
     return { capture: [`none: ${noConversation}`], resume: plugin.history ? `adds ${plugin.history.flag} (--aider-restore-history)` : null };
   }

@@ -189,6 +189,8 @@ export function pointerCheck(pointerPath: string, read: PointerRead, decision: D
       return { name: "pointer", status: "ok", detail: `${what}: ${decision.reason}; run starts nothing (exit 4)`, data: facts };
     case "warm":
       return { name: "pointer", status: "ok", detail: `${what}: the next start resumes it${p?.state === "provisional" ? ", with a fallback ready" : ""}`, data: facts };
+    case "given":
+      return { name: "pointer", status: "ok", detail: `${what}: ${decision.reason}`, data: facts };
     case "cold":
       if (decision.setsAside === undefined) return { name: "pointer", status: "ok", detail: `${what}: the next start is cold`, data: facts };
       return { name: "pointer", status: "warn", detail: `${what}: ${decision.reason}; the next start moves it aside and is cold`, data: facts };

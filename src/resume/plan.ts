@@ -1,4 +1,4 @@
-import type { AgentPlugin, PromptVia, UpfrontCommand } from "../agents/types.js";
+import type { AgentPlugin, CallerSession, PromptVia, UpfrontCommand } from "../agents/types.js";
 import type { Pointer } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
 import { SessionpinError } from "../errors.js";
@@ -21,8 +21,9 @@ export interface Delivery {
  * are the up-front command, when the agent has one (Amp's `threads new`), then the launch.
  */
 export interface StartPlan {
-  readonly mode: "cold" | "warm";
-  /** The ID resumed (warm), or null. */
+  /** warm: the pointer's session; given: the one the caller's own argv opens (`--resume X`). */
+  readonly mode: "cold" | "warm" | "given";
+  /** The ID resumed (warm, or given by name), or null. */
   readonly id: string | null;
   /** The launch's arguments, without the executable (with an up-front step: when it fails). */
   readonly args: string[];
@@ -78,6 +79,11 @@ export interface Refusal {
 export interface UnpinnedPlan {
   readonly mode: "unpinned";
   readonly reason: string;
+  /**
+   * False when the invocation opens no conversation (`--version`, a subcommand): nothing is
+   * typed, and a shim hands it straight to the agent.
+   */
+  readonly conversation: boolean;
   readonly args: string[];
   readonly promptVia: PromptVia;
   readonly prompt: string | undefined;
@@ -86,18 +92,31 @@ export interface UnpinnedPlan {
 /** The one answer to "what will the next start do", for run, plan, doctor and pointer show. */
 export type Decision = StartPlan | Repeat | Refusal;
 
+/** Why an invocation pins nothing, and whether it is a conversation at all. */
+export interface Unpinned {
+  readonly reason: string;
+  readonly conversation: boolean;
+}
+
 /** Why this invocation pins nothing, or undefined when it is a conversation to pin. */
-export function whyUnpinned(plugin: AgentPlugin | undefined, command: string, args: readonly string[]): string | undefined {
-  return plugin === undefined ? `no plugin for ${JSON.stringify(command)}: running it transparently, nothing is captured` : plugin.passthrough?.(args);
+export function whyUnpinned(plugin: AgentPlugin | undefined, command: string, args: readonly string[]): Unpinned | undefined {
+  if (plugin === undefined) return { reason: `no plugin for ${JSON.stringify(command)}: running it transparently, nothing is captured`, conversation: true };
+  const none = plugin.noConversation?.(args);
+  if (none !== undefined) return { reason: none, conversation: false };
+  const unpinned = plugin.unpinned?.(args);
+  return unpinned === undefined ? undefined : { reason: unpinned, conversation: true };
 }
 
 /** `history`: the agent's restore-history flag is asked for and its history file exists. */
-export function unpinnedPlan(plugin: AgentPlugin | undefined, args: readonly string[], prompt: string | undefined, reason: string, history: boolean): UnpinnedPlan {
+export function unpinnedPlan(plugin: AgentPlugin | undefined, args: readonly string[], prompt: string | undefined, why: Unpinned, history: boolean): UnpinnedPlan {
+  const { reason, conversation } = why;
+  // `amp --version` gets no task typed into it, nor anything added.
+  if (!conversation) return { mode: "unpinned", reason, conversation, args: [...args], promptVia: "none", prompt: undefined };
   const flag = plugin?.history?.flag;
-  if (history && flag !== undefined && !args.includes(flag)) return { mode: "unpinned", reason, args: [...args, flag], promptVia: "none", prompt: undefined };
+  if (history && flag !== undefined && !args.includes(flag)) return { mode: "unpinned", reason, conversation, args: [...args, flag], promptVia: "none", prompt: undefined };
   const cold = plugin?.coldArgs(args, prompt);
   const promptVia = prompt === undefined ? "none" : (cold?.promptVia ?? "pty");
-  return { mode: "unpinned", reason, args: cold?.args ?? [...args], promptVia, prompt: promptVia === "none" ? undefined : prompt };
+  return { mode: "unpinned", reason, conversation, args: cold?.args ?? [...args], promptVia, prompt: promptVia === "none" ? undefined : prompt };
 }
 
 export interface PlanContext {
@@ -150,6 +169,8 @@ export function planStart(
   read: PointerRead,
   context: PlanContext,
 ): StartPlan | Repeat {
+  const given = plugin.callerSession?.(args);
+  if (given !== undefined) return givenPlan(plugin, args, read, context, given);
   const refusal = unusable(plugin, read, context.cwd) ?? (read.kind === "ok" ? context.gone : undefined);
   if (refusal !== undefined || read.kind !== "ok") {
     return coldPlan(plugin, args, context, refusal ?? "no pointer");
@@ -178,6 +199,28 @@ export function planStart(
     oneShot,
     reason: `resuming ${resuming}${delivers?.kind === "follow-up" ? " with a new message" : ""}`,
     pointer,
+  };
+}
+
+/**
+ * The caller's argv already opens a session (`claude --resume X`, `--continue`, `amp threads
+ * continue X`; the official claude-code module passes them): it runs as given, and the pin follows
+ * the session the agent runs in. The pointer stays as it is until then, so that a `--continue`
+ * that finds the pinned session confirms it, and another one keeps it in the history.
+ */
+function givenPlan(plugin: AgentPlugin, args: readonly string[], read: PointerRead, context: PlanContext, given: CallerSession): StartPlan {
+  const { message, oneShot } = plugin.invocation(args);
+  const ours = read.kind === "ok" && unusable(plugin, read, context.cwd) === undefined ? read.pointer : undefined;
+  return {
+    mode: "given",
+    id: given.id ?? null,
+    args: [...args],
+    promptVia: "none",
+    prompt: undefined,
+    delivers: message === undefined ? undefined : { text: message, kind: "follow-up", sha256: fingerprint(message, context.messageId) },
+    oneShot,
+    reason: `the command opens its own session (${given.via}): run as given, the pin follows it`,
+    ...(ours === undefined ? {} : { pointer: ours }),
   };
 }
 

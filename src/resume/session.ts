@@ -22,7 +22,7 @@ import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } fro
 import { keepRecent, PointerPin } from "./pin.js";
 import { historyFileExists, readStartInputs } from "./inputs.js";
 import { driveSession, lockPointer } from "./locks.js";
-import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan } from "./plan.js";
+import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan, type Unpinned } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 import { storeHome } from "../home.js";
 
@@ -86,8 +86,8 @@ export async function runSession(o: SessionOptions): Promise<number> {
   try {
     const why = whyUnpinned(o.plugin, o.command, o.args);
     if (o.plugin === undefined || why !== undefined) {
-      o.log.info(why ?? "");
-      return await unpinned(o, o.plugin, base, why ?? "");
+      o.log.info(why?.reason ?? "");
+      return await unpinned(o, o.plugin, base, why ?? { reason: "", conversation: true });
     }
     return await pinned(o, o.plugin, base, relay);
   } finally {
@@ -108,7 +108,7 @@ async function pinned(
     if (lock?.kind === "acquired") await lock.lock.release();
     return exitCodeOf(notStarted(o, stop).status);
   }
-  if (lock === undefined) return unpinned(o, plugin, base, `${o.pointerPath} cannot be used`);
+  if (lock === undefined) return unpinned(o, plugin, base, { reason: `${o.pointerPath} cannot be used`, conversation: true });
   if (lock.kind === "held") {
     throw new SessionpinError("pointer-locked", `sessionpin: ${o.pointerPath} is in use by ${describeHolder(lock.holder)}`);
   }
@@ -158,7 +158,8 @@ async function attempt(
   plan: StartPlan,
   history: Pointer["history"],
 ): Promise<AttemptOutcome> {
-  const warm = plan.mode === "warm" ? plan.pointer : undefined;
+  // A session the caller chose starts from the pointer too: finding the pinned session again confirms it.
+  const warm = plan.mode === "cold" ? undefined : plan.pointer;
   const pinner = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd, key: o.key }, o.log, o.now, warm, history);
   const pin = {
     apply(event: PinEvent): void {
@@ -166,7 +167,7 @@ async function attempt(
       tell(o, plugin, event.kind, event.pinned.id, event.kind === "changed" ? { previous: event.previous.id } : {});
     },
   };
-  if (warm !== undefined) tell(o, plugin, "resumed", warm.id, { delivers: plan.delivers?.kind ?? null });
+  if (plan.mode === "warm" && warm !== undefined) tell(o, plugin, "resumed", warm.id, { delivers: plan.delivers?.kind ?? null });
   let created: Awaited<ReturnType<typeof runUpfront>> | undefined;
   if (plan.upfront !== undefined) {
     const abort = new AbortController();
@@ -306,8 +307,8 @@ function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["
 }
 
 /** The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder that cannot be used. */
-async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base: Omit<AttemptOptions, "argv">, reason: string): Promise<number> {
-  const plan = unpinnedPlan(plugin, o.args, o.prompt, reason, o.restoreHistory && historyExists(plugin, o.cwd, o.log));
+async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base: Omit<AttemptOptions, "argv">, why: Unpinned): Promise<number> {
+  const plan = unpinnedPlan(plugin, o.args, o.prompt, why, o.restoreHistory && historyExists(plugin, o.cwd, o.log));
   const typed = plan.promptVia === "pty" ? plan.prompt : undefined;
   return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
 }

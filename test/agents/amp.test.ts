@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import { judgeLine } from "../../src/engine/match.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "T-019c479a-39cc-72af-a2d1-65a965c076ec";
 
@@ -20,12 +21,6 @@ describe("amp argv", () => {
 
   it("keeps an option's value even when it looks like a command word", () => {
     expect(amp.warmArgs(["--title", "threads"], ID)).toEqual(["--title", "threads", "threads", "continue", ID]);
-    expect(amp.passthrough?.(["--title", "threads"])).toBeUndefined();
-  });
-
-  it("runs subcommands transparently", () => {
-    expect(amp.passthrough?.(["threads", "list"])).toMatch(/subcommand/);
-    expect(amp.passthrough?.(["--mode", "smart"])).toBeUndefined();
   });
 
   it("creates the thread up front only for interactive starts, with the same global flags", () => {
@@ -53,6 +48,29 @@ describe("amp argv", () => {
     expect(amp.coldArgs(["-x", "--stream-json"], "do it")).toEqual({ args: ["--stream-json", "-x", "do it"], promptVia: "argv" });
     // The command's own message wins; the prompt is not added a second time.
     expect(amp.coldArgs(["-x", "own message"], "do it")).toEqual({ args: ["-x", "own message"], promptVia: "none" });
+  });
+});
+
+describe("amp kinds of invocation", () => {
+  itSaysKinds(amp, {
+    none: [
+      ["--version"], ["-V"], ["-v"], ["--help"], ["-h"], ["version"], ["threads", "list"], ["threads"], ["threads", "new"],
+      ["t", "n"], ["login"], ["review"], ["threads", "continue", ID, "--help"],
+    ],
+    unpinned: [["--no-tui"]],
+    caller: [
+      [["threads", "continue", ID], { id: ID, via: `threads continue ${ID}` }],
+      [["-m", "smart", "threads", "continue", ID, "-x", "go on", "--stream-json"], { id: ID, via: `threads continue ${ID}` }],
+      [["t", "c", ID], { id: ID, via: `t c ${ID}` }],
+      [["thread", "continue", `https://ampcode.com/threads/${ID}`], { id: ID, via: `thread continue https://ampcode.com/threads/${ID}` }],
+      [["threads", "continue"], { via: "threads continue" }], // a picker
+      [["threads", "continue", "--last"], { via: "threads continue --last" }],
+      [["threads", "continue", ID.toUpperCase()], { via: `threads continue ${ID.toUpperCase()}` }],
+      [["threads", "continue", `${ID}x`], { via: `threads continue ${ID}x` }],
+      [["last"], { via: "last" }],
+      [["l", "-x", "go on"], { via: "l" }],
+    ],
+    pinned: [[], ["--mode", "smart"], ["-x", "threads continue please"], ["--title", "threads"], ["-x", "resume"], ["--stream-json", "-x"]],
   });
 });
 

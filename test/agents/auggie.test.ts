@@ -6,6 +6,7 @@ import { auggie } from "../../src/agents/auggie.js";
 import { Extractor } from "../../src/engine/extract.js";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { captureAll } from "../../src/engine/capture/pipeline.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "2d7f4c1e-8a3b-4f69-9e02-5b1c7d3a6f84";
 
@@ -42,12 +43,26 @@ describe("auggie argv", () => {
     expect(auggie.coldArgs(["--model", "gpt5"], undefined)).toEqual({ args: ["--model", "gpt5"], promptVia: "pty" });
   });
 
-  it("runs subcommands and protocol modes transparently, but not a task that names one", () => {
-    for (const args of [["session", "list"], ["mcp", "add", "x"], ["login"], ["token", "print"], ["--acp"], ["--mcp"], ["--version"], ["--dont-save-session"]]) {
-      expect(auggie.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
-    expect(auggie.passthrough?.(["--instruction", "session"])).toBeUndefined();
-    expect(auggie.passthrough?.(["explain the session code"])).toBeUndefined();
+});
+
+describe("auggie kinds of invocation", () => {
+  itSaysKinds(auggie, {
+    none: [
+      ["--version"], ["-v"], ["--help"], ["-h"], ["session", "list"], ["sessions", "delete"], ["mcp", "add", "x"], ["login"],
+      ["token", "print"], ["tools"], ["--mcp"], ["session", "resume", "--help"],
+    ],
+    unpinned: [["--acp"], ["--dont-save-session"]],
+    caller: [
+      [["--resume", ID], { id: ID, via: `--resume ${ID}` }],
+      [["--print", "-r", ID, "--instruction", "go on"], { id: ID, via: `-r ${ID}` }],
+      [["--resume", ID.slice(0, 8)], { via: `--resume ${ID.slice(0, 8)}` }], // a prefix
+      [["--resume"], { via: "--resume" }], // a picker
+      [["-c"], { via: "-c" }],
+      [["session", "resume", ID], { id: ID, via: `session resume ${ID}` }],
+      [["session", "resume"], { via: "session resume" }],
+      [["sessions", "continue"], { via: "sessions continue" }],
+    ],
+    pinned: [[], ["--instruction", "session"], ["explain the session code"], ["resume the work"], ["--model", "resume"], ["--instruction", "--resume"]],
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { claude } from "../../src/agents/claude.js";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "9ca906aa-a771-42ef-bd10-d5a75d7b5502";
 const FRESH = "4b2d8e6f-1a3c-4e5b-9d7f-0c2e4a6b8d1f";
@@ -44,12 +45,34 @@ describe("claude argv", () => {
     expect(claude.warmArgs(["--append-system-prompt", "be brief", "--model=opus"], ID)).toEqual(["--append-system-prompt", "be brief", "--model=opus", "--resume", ID]);
   });
 
-  it("runs subcommands and unsaved sessions transparently", () => {
-    expect(claude.passthrough?.(["mcp", "list"])).toMatch(/subcommand/);
-    expect(claude.passthrough?.(["--debug", "doctor"])).toBeUndefined(); // `doctor` is --debug's filter
-    expect(claude.passthrough?.(["-p", "--no-session-persistence", "hi"])).toMatch(/no session/);
-    expect(claude.passthrough?.(["-p", "update the docs"])).toBeUndefined();
-    expect(claude.passthrough?.(["--model", "sonnet"])).toBeUndefined();
+});
+
+describe("claude kinds of invocation", () => {
+  itSaysKinds(claude, {
+    none: [["--version"], ["-v"], ["--help"], ["-h"], ["mcp", "list"], ["--model", "opus", "doctor"], ["plugins"], ["stop", "a1"], ["-p", "hi", "--help"]],
+    unpinned: [
+      ["-p", "--no-session-persistence", "hi"], ["--bg", "fix it"], ["--background", "--resume", ID], ["--cloud", "fix it"],
+      ["--desktop", "--continue"], ["attach", "a1"],
+    ],
+    caller: [
+      [["--resume", ID], { id: ID, via: `--resume ${ID}` }],
+      [["-r", ID, "-p", "and now?"], { id: ID, via: `-r ${ID}` }],
+      [[`--resume=${ID}`], { id: ID, via: `--resume=${ID}` }],
+      [["--resume"], { via: "--resume" }],
+      [["-r", "my task"], { via: "-r my task" }], // a name or a search term
+      [["--resume", ID.toUpperCase()], { via: `--resume ${ID.toUpperCase()}` }],
+      [["-c"], { via: "-c" }],
+      [["--continue", "-p", "go on"], { via: "--continue" }],
+      [["--from-pr", "42"], { via: "--from-pr 42" }],
+      [["--teleport"], { via: "--teleport" }],
+      // A fork is a new session: only its own --session-id names it.
+      [["--resume", ID, "--fork-session"], { via: `--resume ${ID} --fork-session` }],
+      [["-c", "--fork-session", "--session-id", FRESH], { id: FRESH, via: "-c --fork-session" }],
+    ],
+    pinned: [
+      [], ["--model", "sonnet"], ["-p", "update the docs"], ["--debug", "doctor"], // `doctor` is --debug's filter
+      ["resume the work"], ["--model", "resume"], ["-p", "--", "--resume", ID], ["--session-id", FRESH],
+    ],
   });
 });
 

@@ -11,6 +11,7 @@ import type { Verdict } from "../../src/engine/match.js";
 import type { Candidate } from "../../src/engine/source.js";
 import { systemClock } from "../../src/clock.js";
 import { StoreWatch } from "../../src/engine/store-watch.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "019fed6b-1b81-7500-a93d-bd1f2143f03e";
 const OTHER = "7d3e9a41-2c58-4f0b-b6e7-19a8c5d2f304";
@@ -44,13 +45,38 @@ describe("codex argv", () => {
     expect(codex.coldArgs(["exec"], undefined)).toEqual({ args: ["exec"], promptVia: "pty" });
   });
 
-  it("runs subcommands and commands that name their own session transparently", () => {
-    for (const args of [["login"], ["mcp", "list"], ["resume", "--last"], ["resume", ID], ["fork", ID], ["exec", "resume", ID, "go"], ["exec", "review"], ["--version"], ["exec", "--help"], ["apply"]]) {
-      expect(codex.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
-    for (const args of [[], ["exec", "--json", "go"], ["-m", "o3", "resume the work"], ["--", "login"], ["-C", "login"]]) {
-      expect(codex.passthrough?.(args), args.join(" ")).toBeUndefined();
-    }
+  it("reads the message of a resume after its session, or all of it after --last", () => {
+    expect(codex.invocation(["resume", ID, "go on"])).toEqual({ message: "go on", oneShot: false });
+    expect(codex.invocation(["exec", "--json", "resume", "--last", "go on"])).toEqual({ message: "go on", oneShot: true });
+    expect(codex.invocation(["exec", "next step", "resume", "--last"])).toEqual({ message: "next step", oneShot: true });
+    expect(codex.invocation(["exec", "resume", ID])).toEqual({ message: undefined, oneShot: true });
+  });
+});
+
+describe("codex kinds of invocation", () => {
+  itSaysKinds(codex, {
+    none: [
+      ["--version"], ["-V"], ["--help"], ["-h"], ["exec", "--help"], ["resume", "--help"], ["login"], ["mcp", "list"], ["apply"],
+      ["review"], ["exec", "review"], ["exec", "help"], ["hi", "login"], // clap takes a command after a one-word prompt
+    ],
+    unpinned: [["exec", "--ephemeral", "go"]],
+    caller: [
+      [["resume", ID], { id: ID, via: `resume ${ID}` }],
+      [["-m", "o3", "resume", ID, "go on"], { id: ID, via: `resume ${ID}` }],
+      [["exec", "--json", "resume", ID, "go on"], { id: ID, via: `exec resume ${ID}` }],
+      [["resume", "--last"], { via: "resume --last" }],
+      [["exec", "resume", "--last", "go on"], { via: "exec resume --last" }],
+      [["exec", "next step", "resume", "--last"], { via: "exec resume --last" }],
+      [["resume"], { via: "resume" }], // a picker
+      [["resume", "fix-login"], { via: "resume fix-login" }], // a thread name
+      [["resume", ID.slice(0, 8)], { via: `resume ${ID.slice(0, 8)}` }],
+      [["fork", ID], { via: `fork ${ID}` }], // a new session
+      [["exec", "fork", ID, "go"], { via: `exec fork ${ID}` }],
+    ],
+    pinned: [
+      [], ["exec", "--json", "go"], ["-m", "o3", "resume the work"], ["--", "login"], ["-C", "login"], ["-m", "resume"],
+      ["exec", "--", "resume", ID], ["-c", "model=resume"],
+    ],
   });
 });
 

@@ -4,6 +4,7 @@ import { Extractor } from "../../src/engine/extract.js";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { SessionTracker } from "../../src/engine/tracker.js";
 import { captureAll } from "../../src/engine/capture/pipeline.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "4fe844d2-7ac7-4fb8-98fa-f2efd092a0c7";
 const OTHER = "d5c83334-48c4-40cb-941e-c6ade6ee8c8a";
@@ -43,7 +44,6 @@ describe("copilot argv", () => {
     expect(copilot.warmArgs(["--add-dir", "help", "--agent", "reviewer", "-C", "/w"], ID)).toEqual([
       "--add-dir", "help", "--agent", "reviewer", "-C", "/w", `--resume=${ID}`,
     ]);
-    expect(copilot.passthrough?.(["--add-dir", "help"])).toBeUndefined();
   });
 
   it("names a new session up front with --session-id, unless the command picks its own", () => {
@@ -62,12 +62,22 @@ describe("copilot argv", () => {
     expect(copilot.coldArgs(["--interactive=own"], "do it")).toEqual({ args: ["--interactive=own"], promptVia: "none" });
   });
 
-  it("runs subcommands, ACP, help, version and remote connections transparently", () => {
-    for (const args of [["help"], ["login"], ["mcp", "list"], ["--acp"], ["--version"], ["-h"], ["--connect"], [`--connect=${OTHER}`]]) {
-      expect(copilot.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
-    expect(copilot.passthrough?.([])).toBeUndefined();
-    expect(copilot.passthrough?.(["-p", "status", "--allow-all-tools"])).toBeUndefined();
+});
+
+describe("copilot kinds of invocation", () => {
+  itSaysKinds(copilot, {
+    none: [["--version"], ["-v"], ["--help"], ["-h"], ["help"], ["login"], ["mcp", "list"], ["sessions", "import", "x.jsonl"]],
+    unpinned: [["--acp"], ["--connect"], [`--connect=${OTHER}`]],
+    caller: [
+      [[`--resume=${ID}`], { id: ID, via: `--resume=${ID}` }],
+      [["-p", "go on", "--resume", ID], { id: ID, via: `--resume ${ID}` }],
+      [["-r", ID], { id: ID, via: `-r ${ID}` }],
+      [["--resume"], { via: "--resume" }],
+      [["--resume=my feature"], { via: "--resume=my feature" }], // a name
+      [["--resume=0cb916d"], { via: "--resume=0cb916d" }], // an ID prefix
+      [["--continue"], { via: "--continue" }],
+    ],
+    pinned: [[], ["-p", "status", "--allow-all-tools"], ["--add-dir", "help"], ["-p", "resume the work"], ["--model", "resume"], [`--session-id=${OTHER}`]],
   });
 });
 

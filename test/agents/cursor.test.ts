@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { cursor } from "../../src/agents/cursor.js";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { pluginForCommand } from "../../src/agents/registry.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "e22f36ab-002e-4067-8a49-f6b5ccc38b24";
 const OTHER = "5d0c8b3e-7f21-4a96-b4e8-2c9f1a7d6e30";
@@ -27,11 +28,21 @@ describe("cursor argv", () => {
     expect(cursor.warmArgs([`--resume=${OTHER}`, "--api-key", "key-that-is-no-prompt"], ID)).toEqual(["--api-key", "key-that-is-no-prompt", `--resume=${ID}`]);
   });
 
-  it("runs its own commands transparently", () => {
-    expect(cursor.passthrough?.(["ls"])).toMatch(/command/);
-    expect(cursor.passthrough?.(["--model", "gpt-5", "login"])).toMatch(/command/);
-    expect(cursor.passthrough?.(["--model", "ls"])).toBeUndefined();
-    expect(cursor.passthrough?.(["refactor the login"])).toBeUndefined();
+});
+
+describe("cursor kinds of invocation", () => {
+  itSaysKinds(cursor, {
+    none: [["--version"], ["-v"], ["--help"], ["-h"], ["--model", "gpt-5", "login"], ["create-chat"], ["status"], ["mcp", "list"]],
+    caller: [
+      [[`--resume=${ID}`], { id: ID, via: `--resume=${ID}` }],
+      [["-p", "--resume", ID, "go on"], { id: ID, via: `--resume ${ID}` }],
+      [["--resume"], { via: "--resume" }], // the latest
+      [["--resume=-1"], { via: "--resume=-1" }],
+      [["--continue"], { via: "--continue" }],
+      [["ls"], { via: "ls" }], // a picker
+      [["resume"], { via: "resume" }],
+    ],
+    pinned: [[], ["--model", "ls"], ["refactor the login"], ["resume the work"], ["--model", "resume"], ["-p", "--", "--resume"]],
   });
 });
 

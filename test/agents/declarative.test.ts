@@ -64,6 +64,33 @@ describe("definePlugin", () => {
     ]);
   });
 
+  it("opens no conversation for --version and --help by default, or for the options and commands it is told", () => {
+    const plugin = definePlugin({ ...base, valueOptions: ["--model"], prompt: { via: "positional" } });
+    for (const args of [["--version"], ["--help"], ["-p", "hi", "--help"]]) expect(plugin.noConversation?.(args), args.join(" ")).toBe(`\`acme ${args.at(-1)}\` opens no conversation`);
+    for (const args of [[], ["-h"], ["login"], ["--", "--version"]]) expect(plugin.noConversation?.(args), args.join(" ")).toBeUndefined();
+    const told = definePlugin({ ...base, valueOptions: ["--model"], noConversation: { options: ["-V"], commands: ["login", "mcp"] } });
+    expect(told.noConversation?.(["-V"])).toBe("`acme -V` opens no conversation");
+    expect(told.noConversation?.(["--model", "big", "mcp", "list"])).toBe("`acme mcp` is a subcommand, not a conversation");
+    // The list replaces the default; a command counts only as the first word, and never after `--`
+    // or as an option's value.
+    for (const args of [["--version"], ["fix", "login"], ["--", "login"], ["--model", "login"]]) expect(told.noConversation?.(args), args.join(" ")).toBeUndefined();
+    expect(definePlugin({ ...base, noConversation: { options: [] } }).noConversation?.(["--help"])).toBeUndefined();
+  });
+
+  it("takes noConversation from a plugin file only as options and one-word commands", () => {
+    expect(parsePlugin({ ...base, noConversation: { options: ["-V", "--help"], commands: ["login"] } })).toEqual({ plugin: expect.anything() });
+    expect(parsePlugin({ ...base, noConversation: { options: ["version", "--x=1", "--"], commands: ["-l", "two words"], other: [] } })).toEqual({
+      problems: [
+        "field noConversation.options.0: an option: `-x` or `--name`, without a value",
+        "field noConversation.options.1: an option: `-x` or `--name`, without a value",
+        "field noConversation.options.2: an option: `-x` or `--name`, without a value",
+        "field noConversation.commands.0: one word, not an option",
+        "field noConversation.commands.1: one word, not an option",
+        expect.stringMatching(/^field noConversation: .*other/),
+      ],
+    });
+  });
+
   it("rejects a flag prompt without the flag, naming the field", () => {
     expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(PluginError);
     expect(parsePlugin({ ...base, prompt: { via: "flag" } })).toEqual({ problems: ['field prompt.flag: required when prompt.via is "flag"'] });

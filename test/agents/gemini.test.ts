@@ -6,6 +6,7 @@ import { Extractor } from "../../src/engine/extract.js";
 import { gemini } from "../../src/agents/gemini.js";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { captureAll } from "../../src/engine/capture/pipeline.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "d5c83334-48c4-40cb-941e-c6ade6ee8c8a";
 const FRESH = "9ca906aa-a771-42ef-bd10-d5a75d7b5502";
@@ -74,15 +75,25 @@ describe("gemini argv", () => {
     expect(gemini.coldArgs(gemini.warmArgs(["-m", "flash"], ID), "go on")).toEqual({ args: ["-m", "flash", "--resume", ID], promptVia: "pty" });
   });
 
-  it("runs subcommands and session listings transparently", () => {
-    expect(gemini.passthrough?.(["mcp", "list"])).toMatch(/subcommand/);
-    expect(gemini.passthrough?.(["extensions", "install", "x"])).toMatch(/subcommand/);
-    expect(gemini.passthrough?.(["--list-sessions"])).toMatch(/starts no conversation/);
-    expect(gemini.passthrough?.(["--delete-session", "2"])).toMatch(/starts no conversation/);
-    expect(gemini.passthrough?.(["-v"])).toBeDefined();
-    expect(gemini.passthrough?.(["update the docs"])).toBeUndefined();
-    expect(gemini.passthrough?.(["-m", "mcp"])).toBeUndefined();
-    expect(gemini.passthrough?.([])).toBeUndefined();
+});
+
+describe("gemini kinds of invocation", () => {
+  itSaysKinds(gemini, {
+    none: [
+      ["--version"], ["-v"], ["--help"], ["-h"], ["mcp", "list"], ["extensions", "install", "x"], ["skill", "list"],
+      ["--list-sessions"], ["--delete-session", "2"], ["-l"],
+    ],
+    unpinned: [["--acp"], ["--experimental-acp", "-m", "flash"]],
+    caller: [
+      [["--resume", ID], { id: ID, via: `--resume ${ID}` }],
+      [["-r", ID, "-p", "go on", "-o", "stream-json"], { id: ID, via: `-r ${ID}` }],
+      [["-r", "latest"], { via: "-r latest" }],
+      [["--resume", "5"], { via: "--resume 5" }],
+      [["--resume"], { via: "--resume" }],
+      [["--resume", ID.slice(0, 8)], { via: `--resume ${ID.slice(0, 8)}` }],
+      [["--session-file", "chat.json"], { via: "--session-file chat.json" }],
+    ],
+    pinned: [[], ["update the docs"], ["-m", "mcp"], ["resume the work"], ["-m", "resume"], ["-p", "--resume"], ["--session-id", ID]],
   });
 });
 

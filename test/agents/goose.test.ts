@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { goose } from "../../src/agents/goose.js";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "20260222_9";
 const FRESH = "6f1d2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b";
@@ -63,15 +64,25 @@ describe("goose argv", () => {
     ]);
   });
 
-  it("runs other commands and session-less runs transparently", () => {
-    expect(goose.passthrough?.(["configure"])).toMatch(/subcommand/);
-    expect(goose.passthrough?.(["session", "list", "--format", "json"])).toMatch(/goose session list/);
-    expect(goose.passthrough?.(["run", "--no-session", "-t", "x"])).toMatch(/keeps no session/);
-    expect(goose.passthrough?.(["--version"])).toBeDefined();
-    expect(goose.passthrough?.(["run", "--recipe", "r.yaml", "--explain"])).toBeDefined();
-    for (const args of [[], ["session"], ["session", "-n", "x"], ["run", "-t", "session list"]]) {
-      expect(goose.passthrough?.(args)).toBeUndefined();
-    }
+});
+
+describe("goose kinds of invocation", () => {
+  itSaysKinds(goose, {
+    none: [
+      ["--version"], ["-V"], ["--help"], ["-h"], ["session", "--help"], ["configure"], ["session", "list", "--format", "json"],
+      ["s", "list"], ["run", "--recipe", "r.yaml", "--explain"], ["run", "--recipe", "r.yaml", "--render-recipe"],
+    ],
+    unpinned: [["run", "--no-session", "-t", "x"]],
+    caller: [
+      [["session", "-r", "--session-id", ID], { id: ID, via: `-r --session-id ${ID}` }],
+      [["session", "--session-id", ID], { id: ID, via: `--session-id ${ID}` }],
+      [["run", "--resume", "-n", NAME, "-t", "go on"], { id: NAME, via: `--resume -n ${NAME}` }],
+      [["session", "-r", "-n", "project-x"], { via: "-r -n project-x" }], // a name of the user's own
+      [["session", "-r"], { via: "-r" }], // the last session
+      [["s", "--resume", "--path", "./playground.jsonl"], { via: "--resume --path ./playground.jsonl" }],
+      [["session", "-r", "--session-id", ID, "--fork"], { via: `-r --session-id ${ID} --fork` }], // a new session
+    ],
+    pinned: [[], ["session"], ["session", "-n", "x"], ["run", "-t", "session list"], ["run", "-t", "resume the work"], ["--model", "resume"]],
   });
 });
 

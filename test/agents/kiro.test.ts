@@ -3,6 +3,7 @@ import { Extractor } from "../../src/engine/extract.js";
 import { kiro } from "../../src/agents/kiro.js";
 import { matchesAny } from "../../src/engine/match.js";
 import { captureAll } from "../../src/engine/capture/pipeline.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "f2946a26-3735-4b08-8d05-c928010302d5";
 const OTHER = "b7e4a1c9-2d6f-4e38-9a05-c3f8d1e62b74";
@@ -27,12 +28,23 @@ describe("kiro argv", () => {
     expect(kiro.coldArgs(["chat", "own task"], "do it")).toEqual({ args: ["chat", "own task"], promptVia: "none" });
   });
 
-  it("runs other subcommands and session management transparently", () => {
-    for (const args of [["login"], ["mcp", "list"], ["agent", "list"], ["chat", "--list-sessions"], ["chat", "--delete-session", ID], ["--version"]]) {
-      expect(kiro.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
-    expect(kiro.passthrough?.([])).toBeUndefined();
-    expect(kiro.passthrough?.(["chat", "--agent", "login"])).toBeUndefined();
+});
+
+describe("kiro kinds of invocation", () => {
+  itSaysKinds(kiro, {
+    none: [
+      ["--version"], ["-V"], ["--help"], ["-h"], ["chat", "--help-all"], ["login"], ["mcp", "list"], ["agent", "list"],
+      ["chat", "--list-sessions"], ["chat", "--delete-session", ID],
+    ],
+    caller: [
+      [["chat", "--resume-id", ID], { id: ID, via: `--resume-id ${ID}` }],
+      [["chat", "--no-interactive", `--resume-id=${ID}`, "go on"], { id: ID, via: `--resume-id=${ID}` }],
+      [["chat", "--resume-id", "last"], { via: "--resume-id last" }],
+      [["chat", "--resume"], { via: "--resume" }], // this folder's latest
+      [["-r"], { via: "-r" }],
+      [["chat", "--resume-picker"], { via: "--resume-picker" }],
+    ],
+    pinned: [[], ["chat", "--agent", "login"], ["chat", "resume the work"], ["chat", "--model", "resume"], ["chat", "-v"]],
   });
 });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
 import { omp, ompSessionDir } from "../../src/agents/omp.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "019f3d10-5a2e-7c41-b8f3-6d0e9a2c7b15";
 const NANOID = "k3Jd9_Qz7LmP2xWv-R8tY";
@@ -43,13 +44,25 @@ describe("omp argv", () => {
     expect(omp.warmArgs(["--system-prompt", "be brief", "-p"], ID)).toEqual(["--system-prompt", "be brief", "-p", "--session-dir", dir, "--session", ID]);
   });
 
-  it("runs subcommands, protocol modes and commands that pick their own session transparently", () => {
-    for (const args of [["commit"], ["config", "list"], ["--model", "x", "stats"], ["--mode", "rpc"], ["--no-session"], ["--resume"], ["-r", "abc"], ["--session", ID], ["--fork", ID], ["--help"], ["q", "weather"]]) {
-      expect(omp.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
-    for (const args of [[], ["fix the bug"], ["launch", "fix it"], ["--mode", "json", "go"], ["--model", "commit"], ["-c"]]) {
-      expect(omp.passthrough?.(args), args.join(" ")).toBeUndefined();
-    }
+});
+
+describe("omp kinds of invocation", () => {
+  itSaysKinds(omp, {
+    none: [
+      ["--version"], ["-v"], ["--help"], ["-h"], ["help"], ["commit"], ["config", "list"], ["--model", "x", "stats"], ["q", "weather"],
+      ["--export", "s.jsonl"], ["--profile", "work", "--alias", "omp-work"],
+    ],
+    unpinned: [["--mode", "rpc"], ["--mode", "acp"], ["acp"], ["join", "abc"], ["--no-session"]],
+    caller: [
+      [["--session", ID], { id: ID, via: `--session ${ID}` }],
+      [["-r", NANOID, "-p", "go on"], { id: NANOID, via: `-r ${NANOID}` }],
+      [["--resume"], { via: "--resume" }], // a picker
+      [["-r", "abc"], { via: "-r abc" }], // an ID prefix
+      [["-c"], { via: "-c" }],
+      [["--fork", ID], { via: `--fork ${ID}` }], // a new session
+      [["--from-claude"], { via: "--from-claude" }],
+    ],
+    pinned: [[], ["fix the bug"], ["launch", "fix it"], ["--mode", "json", "go"], ["--model", "commit"], ["resume the work"], ["--model", "resume"]],
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Extractor } from "../../src/engine/extract.js";
 import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
 import { opencode, opencodeLogPath, sessionCreatedIn } from "../../src/agents/opencode.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "ses_494719016ffe85dkDMj0FPRbHK";
 const OTHER = "ses_dfab83f79ffeEgcpiX9CN4mzV7";
@@ -34,11 +35,22 @@ describe("opencode argv", () => {
     expect(opencode.coldArgs(["-m", "p/m", "-s", ID], "next")).toEqual({ args: ["-m", "p/m", "-s", ID], promptVia: "pty" });
   });
 
-  it("runs subcommands and commands that name their own session transparently", () => {
-    for (const args of [["serve"], ["session", "list"], ["export", ID], ["auth", "login"], ["-s", OTHER], ["run", "--session", OTHER, "hi"], ["--version"], ["run", "-h"]]) {
-      expect(opencode.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
-    for (const args of [[], ["run", "hi"], ["../app"], ["-c"], ["--agent", "serve"]]) expect(opencode.passthrough?.(args), args.join(" ")).toBeUndefined();
+});
+
+describe("opencode kinds of invocation", () => {
+  itSaysKinds(opencode, {
+    none: [["--version"], ["-v"], ["--help"], ["-h"], ["run", "-h"], ["session", "list"], ["export", ID], ["auth", "login"], ["models"]],
+    unpinned: [["serve"], ["web"], ["acp"], ["attach", "http://localhost:4096"], ["pr", "42"]],
+    caller: [
+      [["-s", ID], { id: ID, via: `-s ${ID}` }],
+      [["run", "--session", ID, "go on"], { id: ID, via: `--session ${ID}` }],
+      [[`--session=${ID}`], { id: ID, via: `--session=${ID}` }],
+      [["-s", "ses_short"], { via: "-s ses_short" }],
+      [["-c"], { via: "-c" }],
+      [["run", "--continue", "go on"], { via: "--continue" }],
+      [["-s", ID, "--fork"], { via: `-s ${ID} --fork` }], // a new session
+    ],
+    pinned: [[], ["run", "hi"], ["../app"], ["--agent", "serve"], ["run", "resume the work"], ["--model", "resume"], ["--prompt", "-s"]],
   });
 });
 

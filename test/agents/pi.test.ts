@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { judgeLine, matchesAny, type Verdict } from "../../src/engine/match.js";
 import { pi, piSessionDir } from "../../src/agents/pi.js";
 import { pluginForCommand, pluginNamed } from "../../src/agents/registry.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "01a2146c-39fd-7693-b02b-2fd75dc63855";
 const OTHER = "019f3c88-0b14-7d29-a6e5-3f7c1b9d4e02";
@@ -53,14 +54,27 @@ describe("pi argv (0.73.1)", () => {
     expect(pi.warmArgs(["-r", "hello"], ID)).toEqual(["--session-dir", dir, "--session", ID]);
   });
 
-  it("runs package commands, protocol mode, listings and commands that pick their own session transparently", () => {
-    for (const args of [["install", "npm:x"], ["uninstall", "x"], ["config"], ["list"], ["--mode", "rpc"], ["--no-session"], ["-r"], ["--session", ID], ["--fork", ID], ["--help"], ["-v"], ["--list-models"], ["--export", "s.jsonl"]]) {
-      expect(pi.passthrough?.(args), args.join(" ")).toMatch(/./);
-    }
+});
+
+describe("pi kinds of invocation", () => {
+  itSaysKinds(pi, {
+    none: [
+      ["--version"], ["-v"], ["--help"], ["-h"], ["install", "npm:x"], ["uninstall", "x"], ["config"], ["list"], ["--list-models"],
+      ["--export", "s.jsonl"],
+    ],
+    unpinned: [["--mode", "rpc"], ["--no-session", "-p", "hi"]],
+    caller: [
+      [["--session", ID], { id: ID, via: `--session ${ID}` }],
+      [["--mode", "json", "-p", "--session", ID, "go on"], { id: ID, via: `--session ${ID}` }],
+      [["--session", ID.slice(0, 8)], { via: `--session ${ID.slice(0, 8)}` }], // a partial UUID
+      [["--session", "/tmp/s.jsonl"], { via: "--session /tmp/s.jsonl" }],
+      [["-c"], { via: "-c" }],
+      [["--continue", "What did we discuss?"], { via: "--continue" }],
+      [["-r"], { via: "-r" }], // a picker
+      [["--fork", ID], { via: `--fork ${ID}` }], // a new session
+    ],
     // A package command counts only as the very first argument.
-    for (const args of [[], ["fix the bug"], ["--model", "fake/m", "install the deps"], ["--mode", "json", "-p", "go"], ["-c"]]) {
-      expect(pi.passthrough?.(args), args.join(" ")).toBeUndefined();
-    }
+    pinned: [[], ["fix the bug"], ["--model", "fake/m", "install the deps"], ["--mode", "json", "-p", "go"], ["resume the work"], ["--model", "resume"]],
   });
 });
 

@@ -6,10 +6,18 @@ import { planStart } from "../../src/resume/plan.js";
 const UUID = "c3e8a5d1-9b2f-4c76-8e4a-1d7f3b9c5e20";
 
 describe("q", () => {
-  it("runs every invocation transparently and says why", () => {
-    for (const args of [[], ["chat"], ["chat", "--resume"], ["chat", "--trust-all-tools", "fix it"], ["login"]]) {
-      expect(q.passthrough?.(args), args.join(" ")).toMatch(/^Amazon Q cannot be pinned: .*nothing is pinned$/);
+  it("runs every conversation transparently and says why", () => {
+    for (const args of [[], ["chat"], ["chat", "--resume"], ["chat", "--trust-all-tools", "fix it"]]) {
+      expect(q.noConversation?.(args), args.join(" ")).toBeUndefined();
+      expect(q.unpinned?.(args), args.join(" ")).toMatch(/^Amazon Q cannot be pinned: .*nothing is pinned$/);
     }
+  });
+
+  it("hands help, version and its other commands straight through", () => {
+    for (const args of [["--version"], ["-V"], ["--help"], ["-h"], ["chat", "--help-all"], ["login"], ["doctor"]]) {
+      expect(q.noConversation?.(args), args.join(" ")).toMatch(/./);
+    }
+    expect(q.noConversation?.(["chat", "-v"])).toBeUndefined(); // not --version
   });
 
   it("has no capture source and accepts no ID, so a pointer can never name a Q session", () => {

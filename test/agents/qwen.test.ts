@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { judgeLine, matchesAny } from "../../src/engine/match.js";
 import { pluginForCommand } from "../../src/agents/registry.js";
 import { qwen } from "../../src/agents/qwen.js";
+import { itSaysKinds } from "./kinds.js";
 
 const ID = "9ca906aa-a771-42ef-bd10-d5a75d7b5502";
 const FRESH = "4b2d8e6f-1a3c-4e5b-9d7f-0c2e4a6b8d1f";
@@ -46,16 +47,22 @@ describe("qwen argv", () => {
     expect(qwen.warmArgs(["--append-system-prompt", "be brief", "--model=fake"], ID)).toEqual(["--append-system-prompt", "be brief", "--model=fake", "--resume", ID]);
   });
 
-  it("runs subcommands, help and unsaved sessions transparently", () => {
-    expect(qwen.passthrough?.(["sessions", "list"])).toMatch(/subcommand/);
-    expect(qwen.passthrough?.(["mcp"])).toMatch(/subcommand/);
-    expect(qwen.passthrough?.(["--version"])).toMatch(/not starting/);
-    expect(qwen.passthrough?.(["--acp"])).toMatch(/ACP|acp/);
-    expect(qwen.passthrough?.(["--no-chat-recording", "-p", "hi"])).toMatch(/no session/);
-    expect(qwen.passthrough?.(["--chat-recording=false"])).toMatch(/no session/);
-    expect(qwen.passthrough?.(["update the docs"])).toBeUndefined();
-    expect(qwen.passthrough?.(["-p", "mcp"])).toBeUndefined();
-    expect(qwen.passthrough?.(["--model", "fake"])).toBeUndefined();
+});
+
+describe("qwen kinds of invocation", () => {
+  itSaysKinds(qwen, {
+    none: [["--version"], ["-v"], ["--help"], ["-h"], ["sessions", "list"], ["mcp"], ["review", "run"], ["-l"]],
+    unpinned: [["--acp"], ["serve"], ["--no-chat-recording", "-p", "hi"], ["--chat-recording=false"]],
+    caller: [
+      [["--resume", ID], { id: ID, via: `--resume ${ID}` }],
+      [["-r", ID, "-p", "go on"], { id: ID, via: `-r ${ID}` }],
+      [["--resume"], { via: "--resume" }], // a picker
+      [["--resume", "my-task"], { via: "--resume my-task" }],
+      [["-c", "-p", "go on", "-o", "stream-json"], { via: "-c" }],
+      [["--continue"], { via: "--continue" }],
+      [["--resume", ID, "--fork-session"], { via: `--resume ${ID} --fork-session` }], // a new session
+    ],
+    pinned: [[], ["update the docs"], ["-p", "mcp"], ["--model", "fake"], ["resume the work"], ["-p", "--resume"], ["--session-id", FRESH]],
   });
 });
 

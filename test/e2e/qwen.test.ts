@@ -46,16 +46,18 @@ describe("qwen cold start", () => {
 
   it("pins a -p -o stream-json run from its stream; a repeat plans nothing, --resume-prompt fills the -p slot", async () => {
     const sb = cleanup.sandbox({ FAKE_QWEN_NEXT_ID: randomUUID() });
-    // -c names no session: the ID must come from the output (or the store).
+    // -c names no session and runs as given: the ID must come from the output (or the store).
     const driver = cleanup.driver(sb.sessionpin(runArgs(sb, [], ["qwen", "-c", "-p", PROMPT, "-o", "stream-json"])));
     expect((await exitOf(driver)).exitCode).toBe(0);
     const id = String(sb.fakeEvents("qwen", "session")[0]?.id);
     expect(sb.fakeStarts("qwen")).toEqual([["-c", "-p", PROMPT, "-o", "stream-json"]]);
     expect(sb.readPointer()).toMatchObject({ agent: "qwen", id, state: "confirmed" });
 
-    const plan = (extra: string[]) => JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, ...extra, "--", "qwen", "-c", "-p", PROMPT, "-o", "stream-json"]).stdout) as Record<string, unknown>;
-    expect(plan([])).toMatchObject({ mode: "repeat", id, argv: null });
-    expect(plan(["--resume-prompt", FOLLOW_UP])).toMatchObject({ mode: "warm", id, argv: ["qwen", "-o", "stream-json", "--resume", id, "-p", FOLLOW_UP] });
+    const plan = (extra: string[], command: string[]) => JSON.parse(cli(sb, ["plan", "--pointer", sb.pointer, ...extra, "--", "qwen", ...command]).stdout) as Record<string, unknown>;
+    // The caller's own -c is never rewritten; the same call without it resumes the pinned session.
+    expect(plan([], ["-c", "-p", PROMPT, "-o", "stream-json"])).toMatchObject({ mode: "given", id: null, argv: ["qwen", "-c", "-p", PROMPT, "-o", "stream-json"] });
+    expect(plan([], ["-p", PROMPT, "-o", "stream-json"])).toMatchObject({ mode: "repeat", id, argv: null });
+    expect(plan(["--resume-prompt", FOLLOW_UP], ["-p", PROMPT, "-o", "stream-json"])).toMatchObject({ mode: "warm", id, argv: ["qwen", "-o", "stream-json", "--resume", id, "-p", FOLLOW_UP] });
   });
 });
 

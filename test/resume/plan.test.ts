@@ -57,3 +57,25 @@ describe("planStart", () => {
     expect(planStart(amp, [], { kind: "missing" }, { ...context, prompt: undefined }).promptVia).toBe("none");
   });
 });
+
+describe("planStart when the caller's argv opens its own session", () => {
+  const OTHER = "T-01a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f8";
+
+  it("runs `threads continue X` as given, whatever the pointer holds, and keeps the pointer to follow", () => {
+    const args = ["--mode", "smart", "threads", "continue", OTHER];
+    const plan = planStart(amp, args, { kind: "ok", pointer }, context);
+    expect(plan).toMatchObject({ mode: "given", id: OTHER, args, promptVia: "none", prompt: undefined, pointer });
+    expect(plan.reason).toMatch(/threads continue/);
+    expect(plan.upfront).toBeUndefined();
+    expect(plan.chosen).toBeUndefined();
+  });
+
+  it("with no pointer, or another folder's, runs it as given too, with nothing to follow from", () => {
+    const args = ["threads", "continue", OTHER, "-x", "next step"];
+    for (const read of [{ kind: "missing" } as const, { kind: "ok" as const, pointer: { ...pointer, cwd: "/elsewhere" } }]) {
+      const plan = planStart(amp, args, read, context);
+      expect(plan).toMatchObject({ mode: "given", id: OTHER, args, oneShot: true, delivers: { text: "next step", kind: "follow-up" } });
+      expect(plan.pointer).toBeUndefined();
+    }
+  });
+});

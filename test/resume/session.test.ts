@@ -91,6 +91,24 @@ describe("the session loop", () => {
     expect(spawner.agents).toHaveLength(2);
   });
 
+  it("a caller's own --resume runs as given: the pointer is neither resumed nor set aside, and follows the session the agent runs in", async () => {
+    const OTHER = "5e1d9c2b-8a7f-4b3c-9d2e-1f0a6b5c4d3e";
+    const { dir, spawner, options } = session({ args: ["--resume", OTHER] });
+    await pinnedTo(options);
+    const done = runSession(options);
+    const agent = await started(spawner, 1);
+    expect(agent.argv).toEqual(["claude", "--resume", OTHER]);
+    agent.print(`{"type":"system","subtype":"init","session_id":"${OTHER}"}\r\n`);
+    // What the agent says of an unknown session is its own answer to its caller: no fresh start follows.
+    agent.print(`No conversation found with session ID: ${OTHER}\r\n`);
+    agent.end(1);
+    expect(await done).toBe(1);
+    expect(spawner.agents).toHaveLength(1);
+    expect(readdirSync(join(dir, "state")).filter((name) => name !== "pointer.json" && !name.endsWith(".lock"))).toEqual([]);
+    const read = await readPointer(options.pointerPath);
+    expect(read).toMatchObject({ kind: "ok", pointer: { id: OTHER, history: [{ id: ID }] } });
+  });
+
   it("a second run on a held pointer exits 75 at once, or waits for it with --wait-lock", async () => {
     const held = session();
     // This process holds it: alive, on this host, since after it started.

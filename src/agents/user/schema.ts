@@ -56,6 +56,18 @@ export const DeclarativePluginSchema = z.strictObject({
       oneShot: z.array(z.string()).optional(),
     })
     .optional(),
+  /**
+   * What opens no conversation (`--version`, `login`): nothing is pinned or typed, and the agent
+   * gets its argv as it is. `options`: any of them anywhere in argv (default `--version` and
+   * `--help`; a list given replaces them, `[]` turns them off); `commands`: first words that are
+   * subcommands, not a prompt.
+   */
+  noConversation: z
+    .strictObject({
+      options: z.array(z.string().regex(/^--?[^-\s=][^\s=]*$/, "an option: `-x` or `--name`, without a value")).optional(),
+      commands: z.array(z.string().regex(/^[^-\s]\S*$/, "one word, not an option")).optional(),
+    })
+    .optional(),
   rejected: z.array(regex).optional(),
   transient: z.array(regex).optional(),
   /** The agent says in words when it cannot resume an ID (`rejected`): an exit without them is no rejection. */
