@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
 import type { IPty } from "@lydell/node-pty";
 import { endInputOnceRead } from "./input-end.js";
 import { ptyModule } from "./native.js";
@@ -52,6 +52,11 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
   // node-pty keeps the slave's device path in a field its typings do not declare.
   const device = (child as unknown as { _pty?: unknown })._pty;
   const release = holdSlave(device);
+  const output = outputListeners(child);
+  afterAgentExit(child, () => {
+    drain(child, output.deliver);
+    release();
+  });
   const write = directWrite(child);
   let stopEnding = (): void => undefined;
   const exited = new Promise<ExitStatus>((resolve) => {
@@ -66,7 +71,7 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
     write,
     resize: (cols, rows) => child.resize(cols, rows),
     signal: (signal) => signalGroup(child.pid, signal),
-    onData: outputListeners(child),
+    onData: output.add,
     endInput: (lineOpen) => {
       if (typeof device === "string") stopEnding = endInputOnceRead(child.pid, device, write, lineOpen);
     },
@@ -81,12 +86,12 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
  * (slab-reads.ts). node-pty's events stay subscribed: Node hands each read to one or the other,
  * so they deliver where this Node's sockets take no slabs, and would if a later Node ignored them.
  */
-function outputListeners(terminal: IPty): (listener: (chunk: Buffer) => void) => void {
+function outputListeners(terminal: IPty): { add(listener: (chunk: Buffer) => void): void; deliver(chunk: Buffer): void } {
   const listeners: Array<(chunk: Buffer) => void> = [];
   const deliver = (chunk: Buffer): void => {
     for (const listener of listeners) listener(chunk);
   };
-  return (listener) => {
+  const add = (listener: (chunk: Buffer) => void): void => {
     listeners.push(listener);
     if (listeners.length > 1) return;
     const socket = (terminal as unknown as { _socket?: unknown })._socket;
@@ -94,6 +99,51 @@ function outputListeners(terminal: IPty): (listener: (chunk: Buffer) => void) =>
     terminal.onData((data) => deliver(data as unknown as Buffer));
     readIntoSlabs(socket, deliver);
   };
+  return { add, deliver };
+}
+
+/**
+ * Calls `then` the moment the agent has exited. node-pty reports an exit only once its socket has
+ * closed, or 200 ms later (a timer for macOS sockets that never close); with the slave held open
+ * (holdSlave) the socket never closes first, so every run ended 200 ms after its agent. node-pty
+ * marks the exit itself in `_boundClose`, where it starts that timer: watched here, `then` can
+ * read what is left and let the slave go, and the socket closes at once. Where the field is not
+ * there (another node-pty), the 200 ms stay.
+ */
+function afterAgentExit(terminal: IPty, then: () => void): void {
+  const own = Object.getOwnPropertyDescriptor(terminal, "_boundClose");
+  if (own === undefined || !("value" in own) || own.value !== false) return;
+  let value = false;
+  Object.defineProperty(terminal, "_boundClose", {
+    configurable: true,
+    enumerable: own.enumerable ?? true,
+    get: () => value,
+    set: (next: boolean) => {
+      value = next;
+      if (next) then();
+    },
+  });
+}
+
+/**
+ * Reads what the exited agent left in the PTY, up to what the kernel holds now (the master is
+ * non-blocking: EAGAIN ends it). libuv has delivered every read it made before this runs (its
+ * callbacks run as it reads), so the order is kept.
+ */
+function drain(terminal: IPty, deliver: (chunk: Buffer) => void): void {
+  const fd = (terminal as unknown as { fd?: unknown }).fd;
+  if (typeof fd !== "number") return;
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let bytes: number;
+    try {
+      bytes = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return;
+    }
+    if (bytes <= 0) return;
+    deliver(Buffer.from(buffer.subarray(0, bytes)));
+  }
 }
 
 /**
