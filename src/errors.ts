@@ -28,7 +28,8 @@ export type ErrorCode =
   | "pointer-locked"
   | "pointer-invalid"
   | "pointer-refused"
-  | "pty-unavailable";
+  | "pty-unavailable"
+  | "shim-folder";
 
 const exitFor: Record<ErrorCode, number> = {
   usage: EXIT.usage,
@@ -40,6 +41,7 @@ const exitFor: Record<ErrorCode, number> = {
   "pointer-invalid": EXIT.failure,
   "pointer-refused": EXIT.refused,
   "pty-unavailable": EXIT.failure,
+  "shim-folder": EXIT.failure,
 };
 
 export class SessionpinError extends Error {

@@ -21,26 +21,48 @@ import { tempPathFor } from "../pointer/atomic.js";
 import { removeLeftoverTemps } from "../pointer/store.js";
 import { makeFolders } from "../files.js";
 import { homeOf } from "../home.js";
+import { runDirect } from "../shim/direct.js";
 
 // The bundle's first line: its hash, as scripts/bundle.mjs writes it. V8 checks a cache against
 // the source's length, not its bytes, so each build's cache needs a name of its own.
 const BUNDLE_MARK = "// sessionpin bundle ";
 const SUFFIX = ".v8";
 
-const bundle = fileURLToPath(new URL("./cli.js", import.meta.url));
-const source = readFileSync(bundle, "utf8");
-const cache = cachePath(source, process.env);
-const cachedData = cache === undefined ? undefined : readOwn(cache.file);
-// The bundle's code runs as CommonJS does: a function of these five, its first line a comment.
-const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-  filename: bundle,
-  ...(cachedData === undefined ? {} : { cachedData }),
-});
-if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
-  process.once("exit", () => save(cache, () => script.createCachedData()));
+// A shim's call (`main.js shim exec NAME REAL [args…]`) starts the agent whatever goes wrong
+// here: on a Node older than the bundle needs, or with the bundle missing or broken, the agent
+// runs straight, with one line on stderr.
+const [command, action, name, real, ...args] = process.argv.slice(2);
+const shimCall = command === "shim" && action === "exec" && name !== undefined && real !== undefined;
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+if (shimCall && (major < 20 || (major === 20 && minor < 19))) {
+  process.stderr.write(`sessionpin: Node ${process.versions.node} is older than 20.19, which sessionpin needs; starting ${name} without sessionpin\n`);
+  void runDirect(real, args);
+} else {
+  try {
+    runBundle();
+  } catch (error) {
+    if (!shimCall) throw error;
+    process.stderr.write(`sessionpin: cannot load ${fileURLToPath(new URL("./cli.js", import.meta.url))} (${(error as Error).message.split("\n", 1)[0]}); starting ${name} without sessionpin\n`);
+    void runDirect(real, args);
+  }
 }
-const cjsModule = { exports: {} };
-(script.runInThisContext() as (...args: unknown[]) => void)(cjsModule.exports, createRequire(bundle), cjsModule, bundle, join(bundle, ".."));
+
+function runBundle(): void {
+  const bundle = fileURLToPath(new URL("./cli.js", import.meta.url));
+  const source = readFileSync(bundle, "utf8");
+  const cache = cachePath(source, process.env);
+  const cachedData = cache === undefined ? undefined : readOwn(cache.file);
+  // The bundle's code runs as CommonJS does: a function of these five, its first line a comment.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    process.once("exit", () => save(cache, () => script.createCachedData()));
+  }
+  const cjsModule = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void)(cjsModule.exports, createRequire(bundle), cjsModule, bundle, join(bundle, ".."));
+}
 
 interface CacheFile {
   readonly dir: string;

@@ -10,6 +10,7 @@ import { explainCommand, replayCommand } from "./replay.js";
 import { endWhenOutputFails, exitWhenWritten } from "./output.js";
 import { runCommand } from "./run.js";
 import { sessionsCommand } from "./sessions.js";
+import { shimCommand } from "./shim.js";
 const USAGE = `Usage: sessionpin <command> [options]
 
 Commands:
@@ -21,6 +22,7 @@ Commands:
   replay [options] FILE…|-            find the session ID in recorded output (cast, raw, jsonl, agentapi state)
   explain [options] FILE…|-           line by line: why an ID was or was not taken
   doctor [--json] [-- <agent> …]      check node-pty, the agent, the pointer, agentapi's --type
+  shim install|remove|list|env        PATH shims: agents started by name run through sessionpin
   demo                                run a built-in fake Amp twice: cold start, then warm resume
 
 Options: -h/--help (also after each command), -V/--version
@@ -47,6 +49,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   replay: replayCommand,
   explain: explainCommand,
   doctor: doctorCommand,
+  shim: shimCommand,
   demo: (argv) => {
     ptyModule();
     return demoCommand(argv);

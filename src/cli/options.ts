@@ -8,7 +8,8 @@ import { readSmallFile } from "../files.js";
 import { resolvePointerPath } from "../pointer/path.js";
 import { homeOf } from "../home.js";
 
-type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean }>>;
+/** `env`: the variable the option comes from when not SESSIONPIN_<OPTION> (`--dir` of `shim`: SESSIONPIN_SHIM_DIR). */
+type Options = Readonly<Record<string, { readonly type: "string" | "boolean"; readonly short?: string; readonly multiple?: boolean; readonly env?: string }>>;
 type Values<O extends Options> = {
   -readonly [K in keyof O]?: O[K] extends { multiple: true } ? string[] : O[K]["type"] extends "string" ? string : boolean;
 };
@@ -59,13 +60,24 @@ export function parseWithCommand<O extends Options>(
 }
 
 export function parseOptions<O extends Options>(argv: readonly string[], options: O, usage: string, env: NodeJS.ProcessEnv = process.env): Values<O> {
-  let values: Values<O>;
+  return parseWithPositionals(argv, options, usage, env, false).values;
+}
+
+/** Options anywhere among words (`shim install amp --dir D codex`); `allowed` false refuses any word. */
+export function parseWithPositionals<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  usage: string,
+  env: NodeJS.ProcessEnv = process.env,
+  allowed = true,
+): { values: Values<O>; positionals: string[] } {
+  let parsed: { values: unknown; positionals: string[] };
   try {
-    values = parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values as Values<O>;
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: allowed, strict: true });
   } catch (error) {
     throw flagError(error, usage);
   }
-  return fromEnvironment(values, options, env);
+  return { values: fromEnvironment(parsed.values as Values<O>, options, env), positionals: parsed.positionals };
 }
 
 /** A flag parseArgs refused, in one line, as every error before the agent starts: the usage is a --help away. */
@@ -87,7 +99,7 @@ export function fromEnvironment<O extends Options>(values: Values<O>, options: O
   for (const [name, option] of Object.entries(options)) {
     const rival = RIVALS[name];
     if (name === "help" || filled[name] !== undefined || (rival !== undefined && values[rival] !== undefined)) continue;
-    const variable = `SESSIONPIN_${name.toUpperCase().replaceAll("-", "_")}`;
+    const variable = option.env ?? `SESSIONPIN_${name.toUpperCase().replaceAll("-", "_")}`;
     const text = env[variable];
     // A key or message ID from a template whose variable was unset must not mean "none": every
     // chat thread would share one session, or no message would count as had.

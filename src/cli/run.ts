@@ -7,7 +7,7 @@ import { OuterTerminal } from "../pty/terminal.js";
 import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
-import { runSession } from "../resume/session.js";
+import { runSession, type SessionOptions } from "../resume/session.js";
 import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, RUN_OPTIONS, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
@@ -56,7 +56,12 @@ and run exits 4.`;
 // A spinner that never stops must not hold the prompt back forever.
 const PROMPT_MAX_WAIT_MS = 20_000;
 
-export async function runCommand(argv: readonly string[]): Promise<number> {
+/** How a caller other than the command line (a shim) starts the agent. */
+export interface RunHooks {
+  readonly spawn?: SessionOptions["spawn"];
+}
+
+export async function runCommand(argv: readonly string[], hooks: RunHooks = {}): Promise<number> {
   const { values, command } = parseWithCommand(argv, RUN_OPTIONS, RUN_USAGE);
   if (values.help) {
     process.stdout.write(`${RUN_USAGE}\n`);
@@ -66,7 +71,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (executable === undefined) throw new SessionpinError("usage", `sessionpin run: no agent command given\n${RUN_USAGE}`);
   const recordMode = RECORD_MODES.find((mode) => mode === (values["record-mode"] ?? "append"));
   if (recordMode === undefined) throw new SessionpinError("usage", `sessionpin run: --record-mode ${String(values["record-mode"])}: expected ${RECORD_MODES.join(", ")}`);
-  const env = process.env;
+  // The agent's own calls of agents by name (a sub-agent, a tool) are not pinned again: a shim
+  // that sees this runs the real agent straight (src/shim/script.ts).
+  const env: NodeJS.ProcessEnv = { ...process.env, SESSIONPIN_RUN_PID: String(process.pid) };
   const cwd = process.cwd();
   // Input is read from here on, so nothing typed before the agent is up gets lost.
   const terminal = new OuterTerminal();
@@ -120,6 +127,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
         ...(notifier.enabled ? { notifier } : {}),
         clock: systemClock,
         now: () => new Date(),
+        ...(hooks.spawn !== undefined ? { spawn: hooks.spawn } : {}),
       });
     } finally {
       record?.close();

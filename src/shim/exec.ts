@@ -1,0 +1,56 @@
+import { choosePlugin, fromEnvironment, readPrompt, RUN_OPTIONS, userPlugins } from "../cli/options.js";
+import { runCommand } from "../cli/run.js";
+import { reasonOf } from "../errors.js";
+import { spawnAgent } from "../pty/host.js";
+import { ptyModule } from "../pty/native.js";
+import { historyFileExists } from "../resume/inputs.js";
+import { unpinnedPlan, whyUnpinned } from "../resume/plan.js";
+import { runDirect } from "./direct.js";
+
+/**
+ * A shim's call (`sessionpin shim exec NAME REAL [args…]`, as the shim script makes it): the real
+ * agent `real`, through `sessionpin run` with the options the environment gives (SESSIONPIN_*,
+ * AGENTAPI_STATE_FILE), or straight when the call opens no conversation (`amp --version`, `claude
+ * mcp list`: no PTY, no pointer). Whatever keeps sessionpin from starting the agent (a bad
+ * SESSIONPIN_* value, a pointer in use by another run, no PTY) is one line on stderr, and the
+ * agent runs straight: a shim never stops an agent from starting.
+ */
+export async function shimExec(name: string, real: string, args: readonly string[]): Promise<number> {
+  const env = process.env;
+  const cwd = process.cwd();
+  try {
+    const values = fromEnvironment({}, RUN_OPTIONS, env);
+    const user = await userPlugins(values.plugin, env, cwd);
+    const plugin = choosePlugin(values.agent, name, user.plugins.map((loaded) => loaded.plugin));
+    // Nothing to pin, and nothing run would add (a prompt to type, Aider's history flag): the
+    // agent needs no PTY of ours either (an ACP client's JSON-RPC must reach it unchanged).
+    const why = whyUnpinned(plugin, name, args);
+    if (why !== undefined) {
+      const history = values["aider-restore-history"] === true && historyFileExists(plugin, cwd);
+      const plan = unpinnedPlan(plugin, args, why.conversation ? readPrompt(values) : undefined, why, history);
+      if (plan.promptVia === "none" && plan.args.length === args.length && plan.args.every((word, i) => word === args[i])) return await runDirect(real, args);
+    }
+    ptyModule();
+  } catch (error) {
+    return withoutSessionpin(name, real, args, error);
+  }
+  let started = false;
+  try {
+    return await runCommand(["--", real, ...args], {
+      spawn: (argv, options) => {
+        const agent = spawnAgent(argv, options);
+        started = true;
+        return agent;
+      },
+    });
+  } catch (error) {
+    if (started) throw error;
+    return withoutSessionpin(name, real, args, error);
+  }
+}
+
+function withoutSessionpin(name: string, real: string, args: readonly string[], error: unknown): Promise<never> {
+  const reason = reasonOf(error).replace(/^sessionpin: /, "").split("\n", 1)[0];
+  process.stderr.write(`sessionpin: ${reason}; starting ${name} without sessionpin\n`);
+  return runDirect(real, args);
+}
