@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 
 /**
@@ -9,18 +9,19 @@ import { constants } from "node:os";
  */
 export function runDirect(file: string, args: readonly string[]): Promise<never> {
   return new Promise<never>(() => {
-    const child = spawn(file, args, { stdio: "inherit" });
-    // In a terminal, ^C and ^\ reach the child from the terminal itself (it is in the foreground
-    // process group with us): passed on as well, the agent would see a second ^C. Elsewhere only
-    // this process is signalled, so everything is passed on.
-    const fromTerminal = process.stdin.isTTY ? new Set(["SIGINT", "SIGQUIT"]) : new Set<string>();
+    // Every signal is passed on, SIGINT too: agentapi stops what it started with a SIGINT to that
+    // pid alone (then SIGKILL 5 s later). A ^C typed at a terminal reaches the child by itself as
+    // well, as a second one, but only in line mode: a TUI reads ^C as a key, no signal is sent.
+    // Listened for before the spawn: the child can print, and its caller signal this process,
+    // before spawn returns, and a signal with no listener yet would end this process by itself.
+    // Node runs the listeners on a later turn, once `child` is set.
+    let child: ChildProcess | undefined;
     const relayed = (["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"] as const).map((signal) => {
-      const handler = (): void => {
-        if (!fromTerminal.has(signal)) child.kill(signal);
-      };
+      const handler = (): void => void child?.kill(signal);
       process.on(signal, handler);
       return [signal, handler] as const;
     });
+    child = spawn(file, args, { stdio: "inherit" });
     child.on("error", (error: NodeJS.ErrnoException) => {
       process.stderr.write(`sessionpin: ${file}: ${error.message}\n`);
       process.exit(error.code === "ENOENT" ? 127 : 126);

@@ -88,6 +88,17 @@ describe("an agent called by name through its shim", () => {
     }
   }, 30_000);
 
+  it("run straight in a terminal, the agent gets the SIGINT sent to the shim's pid, as agentapi stops what it started", async () => {
+    const { sb } = shimmed(["claude"]);
+    tinyClaude(sb, `trap 'echo got-int; exit 130' INT; echo started; sleep 20 & wait`);
+    // A bad value makes sessionpin step aside: the agent runs straight, under the shim's node.
+    const shim = cleanup.driver(sb.direct(["claude", "-p", "hi"], { env: { ...sb.env, SESSIONPIN_KEY: "" } }));
+    await shim.waitFor(/started/);
+    shim.kill("SIGINT");
+    expect(await exitOf(shim)).toEqual({ exitCode: 130, signal: 0 });
+    expect(shim.text.match(/got-int/g)).toEqual(["got-int"]);
+  }, 30_000);
+
   it("a bad SESSIONPIN_* value does not stop the agent: one line, then the agent runs straight", () => {
     const { sb } = shimmed(["claude"]);
     const result = call(sb, ["claude", "-p", "hello", "--output-format", "stream-json", "--verbose"], { SESSIONPIN_KEY: "" });
