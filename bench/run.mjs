@@ -13,8 +13,10 @@ import { parseArgs } from "node:util";
 import { CHILDREN, PEERS, ROOT, cliIn, sleep, snapshotBuild, startLoad } from "./lib/host.mjs";
 import { printTable, rowsFor } from "./lib/report.mjs";
 import { durable } from "./sections/durable.mjs";
+import { install } from "./sections/install.mjs";
 import { latency } from "./sections/latency.mjs";
 import { replay } from "./sections/replay.mjs";
+import { shims } from "./sections/shims.mjs";
 import { startup } from "./sections/startup.mjs";
 import { stress } from "./sections/stress.mjs";
 import { throughput } from "./sections/throughput.mjs";
@@ -23,7 +25,7 @@ const USAGE = `Usage: npm run bench [-- options]
 
   (no option)          sections 1-5 at the issue's sizes, quiet and busy (about 22 minutes on 2 cores)
   --stress             the kill test only (section 6; 1000 kills, about 5-10 minutes)
-  --only LIST          comma-separated: throughput,latency,durable,replay,startup,stress
+  --only LIST          comma-separated: throughput,latency,durable,replay,startup,install,shims,stress
   --load LIST          passes, comma-separated: quiet (nothing added) and busy (children/busy keeps
                        one core busy throughout); default quiet,busy. The stress test runs once.
   --wait-quiet N       before the quiet pass, wait up to N seconds for the 1-minute load average
@@ -41,6 +43,8 @@ const USAGE = `Usage: npm run bench [-- options]
   --profile-mb N       replay: transcript size of the node --cpu-prof run, 0 = none (default 128)
   --profile-run-mb N   throughput: MB for a node --cpu-prof run of \`sessionpin run\`, 0 = none (default 64)
   --startup-runs N     start-up: runs per side (default 30)
+  --install-runs N     install: offline installs of the packed tarball (default 5)
+  --shim-runs N        shims: paired rounds of bare and shimmed calls (default 30)
   --kills N            stress: kills (default 1000)
   --seed N             stress: seed of the kill moments (default 1)
   --dist DIR           measure another build of sessionpin (e.g. a copy of dist/ from before a
@@ -51,7 +55,7 @@ const { values: o } = parseArgs({
   options: {
     stress: { type: "boolean" }, only: { type: "string" }, quick: { type: "boolean" }, help: { type: "boolean", short: "h" },
     mb: { type: "string" }, "record-mb": { type: "string" }, reps: { type: "string" }, pairs: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
-    "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" },
+    "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" }, "install-runs": { type: "string" }, "shim-runs": { type: "string" },
     kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" }, load: { type: "string" }, "wait-quiet": { type: "string" },
   },
 });
@@ -66,10 +70,10 @@ const num = (name, full, quick) => {
 };
 const settings = {
   mb: num("mb", 128, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), pairs: num("pairs", 24, 2), keys: num("keys", 6000, 200), durableRuns: num("durable-runs", 50, 5),
-  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3),
+  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3), installRuns: num("install-runs", 5, 1), shimRuns: num("shim-runs", 30, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
-const ALL = ["throughput", "latency", "durable", "replay", "startup", "stress"];
+const ALL = ["throughput", "latency", "durable", "replay", "startup", "install", "shims", "stress"];
 const chosen = o.only ? o.only.split(",").map((s) => s.trim()) : o.stress ? ["stress"] : ALL.filter((s) => s !== "stress");
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${ALL.join(", ")})`);
 const LOADS = ["quiet", "busy"];
@@ -108,6 +112,8 @@ const runners = {
   // jq (8 s a run on 1 GB) is a reference: the quiet pass has it.
   replay: (pass) => replay({ mb: settings.replayMB, reps: settings.reps, profileMB: pass === "quiet" ? settings.profileMB : 0, withJq: pass === "quiet", say }),
   startup: () => startup({ runs: settings.startupRuns, say }),
+  install: () => install({ runs: settings.installRuns, say }),
+  shims: () => shims({ runs: settings.shimRuns, say }),
   // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/resume/pin.ts); 10 runs of
   // at most 4 new IDs each stay below that, so every ID seen confirmed must still be in it.
   stress: () => stress({ kills: settings.kills, seed: settings.seed, reset: 10, say }),

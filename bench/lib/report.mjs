@@ -130,6 +130,16 @@ function sectionRows(s) {
     rows.push(row("startup", "5 every start ran its agent and exited 0", "—", problems.length === 0 ? "all" : `${problems.length} did not`, problems[0] ?? "yes", "exit 0", problems.length === 0, true));
     rows.push(row("startup", "5 … p50 of bare PTY, peers, Node alone (ms)", `bare ${f1(ms.bare.p50)}`, peers, `shim ${sign(ms.shim.p50 - ms.bare.p50, f1)} on bare`, "(reference)", undefined));
   }
+  const i = s.install;
+  if (i && !i.error) {
+    rows.push(row("install", `8 install --global --offline of the ${f1(i.tarballBytes / 1e6)} MB tarball, median (${i.runs} runs)`, "—", `${f1(i.medianSeconds)} s`, `${f1(i.medianSeconds)} s`, "(reported)", undefined));
+  }
+  const p = s.shims;
+  if (p && !p.error) {
+    rows.push(row("shims", `9 amp --version through its PATH shim, p50 (${p.runs} pairs)`, `bare ${f1(p.version.bareP50Ms)} ms`, `${f1(p.version.shimP50Ms)} ms`, `${sign(p.version.addedP50Ms, f1)} ms`, "(reported)", undefined));
+    rows.push(row("shims", "9 one-shot amp -x through its PATH shim, p50", `bare ${f1(p.oneShot.bareP50Ms)} ms`, `${f1(p.oneShot.shimP50Ms)} ms`, `${sign(p.oneShot.addedP50Ms, f1)} ms`, "(reported)", undefined));
+    rows.push(row("shims", "9 every call ran, --version bytes the same", "—", p.problems.length === 0 ? "yes" : `${p.problems.length} problems`, p.problems[0] ?? "yes", "all", p.problems.length === 0, true));
+  }
   const k = s.stress;
   if (k && !k.error) {
     const bad = k.invalid + k.tornReads;
