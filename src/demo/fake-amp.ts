@@ -8,6 +8,7 @@
  *   amp -x [msg] [--stream-json]  one turn on a new (or the continued) thread, message from -x
  *                                 or stdin; Claude-Code-shaped JSON lines, or the answer only
  *   amp                           interactive on a new thread; like real Amp it shows no ID
+ *   amp --version (-V, -v)        prints the version line 0.0.1790142911 prints, and nothing else
  * Global options (with their values) may stand anywhere. New IDs are T-<random UUID>, or
  * $FAKE_AMP_NEXT_ID verbatim; FAKE_AMP_OFFLINE=1 fails every thread operation as Amp does.
  * The TUI reads input the way agentapi sends it (`x\b`, a bracketed paste, `\r`) and takes
@@ -252,8 +253,33 @@ function threadsNew(): never {
   return finish(0);
 }
 
+// What 0.0.1790142911-g7618fb prints for --version, -V and -v: its build, its release time, and
+// how long ago that was, floored to one unit (s, m, h, d, mo of 30 days, y of 12 months; a clock
+// before the release says 0s). Measured with libfaketime at 1s, 58m, 23h, 29d, 11mo, 2y and the
+// steps between, not guessed.
+const VERSION = "0.0.1790142911-g7618fb";
+const RELEASED = "2026-09-23T05:55:11.000Z";
+
+function releasedAgo(now: number): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(RELEASED)) / 1000));
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  const d = Math.floor(h / 24);
+  const mo = Math.floor(d / 30);
+  if (s < 60) return `${s}s`;
+  if (m < 60) return `${m}m`;
+  if (h < 24) return `${h}h`;
+  if (d < 30) return `${d}d`;
+  return mo < 12 ? `${mo}mo` : `${Math.floor(mo / 12)}y`;
+}
+
 async function main(): Promise<void> {
   log("start");
+  // Amp answers these before anything else: no thread, no state of its own.
+  if (argv.some((a) => a === "--version" || a === "-V" || a === "-v")) {
+    stdout.write(`${VERSION} (released ${RELEASED}, ${releasedAgo(Date.now())} ago)\n`);
+    finish(0);
+  }
   watchSignals();
   const p = parse(argv);
   const [command, sub, target] = p.words;

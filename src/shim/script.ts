@@ -94,12 +94,17 @@ exec "$real" "$@"
  * agent's own install folder at the front of PATH (`export PATH="$HOME/.local/bin:…:$PATH"` in
  * sourcegraph-amp 3.0.0's start.sh), which would put the real agent before the shims. agentapi
  * itself is not in those folders, so this shim runs, and hands agentapi a PATH with the shim
- * folder first again: the agent it starts by name is the shim.
+ * folder first again: the agent it starts by name is the shim. It also hands that agent, and only
+ * it, the task (SESSIONPIN_AGENTAPI_PROMPT_FILE as SESSIONPIN_PROMPT_FILE).
  */
 export function agentapiShim(target: ShimTarget): string {
   return `${header(target, `It runs the real ${target.name} with the shim folder first on PATH, so that the agent it starts by name is a shim.`)}
 ${FIND_REAL}
 export PATH="$here:$PATH"
+# A Coder module's task is for the agent agentapi starts, not for one started by hand in a terminal.
+if [ -n "\${SESSIONPIN_AGENTAPI_PROMPT_FILE-}" ]; then
+  export SESSIONPIN_PROMPT_FILE="$SESSIONPIN_AGENTAPI_PROMPT_FILE"
+fi
 exec "$real" "$@"
 `;
 }

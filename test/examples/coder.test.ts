@@ -1,6 +1,8 @@
 /**
- * examples/coder/agentapi-start.sh for each agent, run the way Coder's agentapi module runs them (`start.sh true <port>`
- * in the project folder, AGENTAPI_STATE_FILE in the module folder), with a fake `agentapi` on PATH
+ * examples/coder/own-start-script/agentapi-start.sh for each agent (a template's own start script
+ * that calls `sessionpin run` itself; module.test.ts covers the shims), run the way Coder's agentapi
+ * module runs it (`start.sh true <port>` in the project folder, AGENTAPI_STATE_FILE in the module
+ * folder), with a fake `agentapi` on PATH
  * (test/examples/fixtures/agentapi: records its argv and env, then execs its command, so sessionpin
  * really runs) and the fake agents of fixtures/agents. Checks what agentapi and the agent receive,
  * cold and warm, with the prompt delivered by sessionpin and by agentapi.
@@ -15,7 +17,7 @@ import { Cleanup, cwdOf, exitOf, sleep, waitUntil, WAIT_MS } from "../e2e/suppor
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const EXAMPLES = join(ROOT, "examples/coder");
+const EXAMPLES = join(ROOT, "examples/coder/own-start-script");
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const PROMPT = "Fix the failing build, then run the tests.";
 // Longer than sessionpin's default --prompt-quiet (1.5 s): a wrongly typed prompt would have arrived.
@@ -143,7 +145,7 @@ function agentapiArgv(agent: Agent, middle: readonly string[], run: readonly str
   return ["server", "--type", agent.name, "--port", "3284", "--term-width", "67", "--term-height", "1190", ...middle, "--", "sessionpin", "run", ...run, "--", ...agent.command];
 }
 
-describe.each(AGENTS)("examples/coder/agentapi-start.sh with ARG_AGENT=$name", (agent) => {
+describe.each(AGENTS)("examples/coder/own-start-script/agentapi-start.sh with ARG_AGENT=$name", (agent) => {
   it("sessionpin delivers the prompt: typed into the new session cold, never sent warm", async () => {
     const sb = cleanup.sandbox();
     const promptFile = join(moduleDir(sb, agent), "prompt.txt");
@@ -211,7 +213,7 @@ describe.each(AGENTS)("examples/coder/agentapi-start.sh with ARG_AGENT=$name", (
   });
 });
 
-describe("examples/coder without agentapi's state persistence", () => {
+describe("examples/coder/own-start-script without agentapi's state persistence", () => {
   it("still keeps the pointer in the module folder (SESSIONPIN_POINTER), and agentapi sees it", async () => {
     const sb = cleanup.sandbox();
     const [amp] = AGENTS as [Agent];
@@ -225,7 +227,7 @@ describe("examples/coder without agentapi's state persistence", () => {
   });
 });
 
-describe("examples/coder after the module's data layout changed", () => {
+describe("examples/coder/own-start-script after the module's data layout changed", () => {
   it("moves a pointer left in the legacy ~/.<agent>-module over, once, and the agent resumes its session", async () => {
     const sb = cleanup.sandbox();
     const [amp] = AGENTS as [Agent];

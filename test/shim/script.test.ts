@@ -125,16 +125,21 @@ describe.each(SHELLS)("a shim run by %s", (shell) => {
     expect(gone.status).toBe(7);
   });
 
-  it("the agentapi shim runs the real agentapi with the shim folder first on PATH again", () => {
+  it("the agentapi shim runs the real agentapi with the shim folder first on PATH again, and the module's task for it alone", () => {
     const bin = shims("shims", ["agentapi", "amp"]);
     mkdirSync(join(dir, "agentapi-bin"));
-    writeFileSync(join(dir, "agentapi-bin", "agentapi"), "#!/bin/sh\necho \"PATH=$PATH\"; command -v amp; exit 3\n");
+    writeFileSync(join(dir, "agentapi-bin", "agentapi"), "#!/bin/sh\necho \"PATH=$PATH\"; command -v amp; echo \"task=${SESSIONPIN_PROMPT_FILE-none}\"; exit 3\n");
     chmodSync(join(dir, "agentapi-bin", "agentapi"), 0o755);
-    agent("bin", "amp");
+    const amp = agent("bin", "amp");
     // As Coder's start scripts do: the agent's own folder first, the shims later.
-    const result = run(shell, join(bin, "agentapi"), ["server", "--", "amp"], [join(dir, "bin"), bin, join(dir, "agentapi-bin")]);
-    expect(result.stdout).toBe(`PATH=${bin}:${join(dir, "bin")}:${bin}:${join(dir, "agentapi-bin")}\n${join(bin, "amp")}\n`);
+    const path = [join(dir, "bin"), bin, join(dir, "agentapi-bin")];
+    const result = run(shell, join(bin, "agentapi"), ["server", "--", "amp"], path, { SESSIONPIN_AGENTAPI_PROMPT_FILE: "/m/prompt.txt" });
+    expect(result.stdout).toBe(`PATH=${bin}:${join(dir, "bin")}:${bin}:${join(dir, "agentapi-bin")}\n${join(bin, "amp")}\ntask=/m/prompt.txt\n`);
     expect(result.status).toBe(3);
+    expect(run(shell, join(bin, "agentapi"), [], path).stdout).toMatch(/\ntask=none\n$/);
+    // An agent started by hand gets no task: its shim does not hand it on.
+    writeFileSync(amp, `#!/bin/sh\necho "task=\${SESSIONPIN_PROMPT_FILE-none}"\n`);
+    expect(run(shell, join(bin, "amp"), [], [bin, join(dir, "bin")], { SESSIONPIN_AGENTAPI_PROMPT_FILE: "/m/prompt.txt" }).stdout).toBe("task=none\n");
   });
 });
 
