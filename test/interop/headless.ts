@@ -15,15 +15,14 @@ export interface OneShotResult {
 }
 
 /**
- * `sessionpin run --key <key> [options] -- <command…>` in the sandbox's folder, stdin closed at
- * once, stdout and stderr pipes (no TTY anywhere). Rejects, after killing the whole group, when
- * the call is still running at `boundMs`: a headless call must never wait for input.
+ * `argv` in the sandbox's folder, as a CI step runs it: stdin closed at once, stdout and stderr
+ * pipes, no terminal anywhere. Rejects, after killing the whole group, when it still runs at
+ * `boundMs`: a headless call must never wait for input. `what` names it in that error.
  */
-export function oneShot(sb: Sandbox, key: string, command: readonly string[], o: { options?: readonly string[]; boundMs: number; env?: NodeJS.ProcessEnv }): Promise<OneShotResult> {
+export function headlessCall(sb: Sandbox, argv: readonly string[], o: { boundMs: number; env?: NodeJS.ProcessEnv; what?: string }): Promise<OneShotResult> {
+  const [file = "", ...args] = argv;
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, "run", "--key", key, ...(o.options ?? []), "--", ...command], {
-    cwd: sb.dir, env: { ...sb.env, ...o.env }, stdio: ["pipe", "pipe", "pipe"], detached: true,
-  });
+  const child = spawn(file, args, { cwd: sb.dir, env: { ...sb.env, ...o.env }, stdio: ["pipe", "pipe", "pipe"], detached: true });
   child.stdin.end();
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -36,13 +35,20 @@ export function oneShot(sb: Sandbox, key: string, command: readonly string[], o:
       } catch {
         // already gone
       }
-      reject(new Error(`${command.join(" ")} (key ${key}) still ran after ${o.boundMs} ms; stderr: ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
+      reject(new Error(`${o.what ?? argv.join(" ")} still ran after ${o.boundMs} ms; stderr: ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
     }, o.boundMs);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(bound);
       resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Date.now() - started });
     });
+  });
+}
+
+/** `sessionpin run --key <key> [options] -- <command…>`, called as headlessCall calls it. */
+export function oneShot(sb: Sandbox, key: string, command: readonly string[], o: { options?: readonly string[]; boundMs: number; env?: NodeJS.ProcessEnv }): Promise<OneShotResult> {
+  return headlessCall(sb, [process.execPath, CLI, "run", "--key", key, ...(o.options ?? []), "--", ...command], {
+    boundMs: o.boundMs, ...(o.env !== undefined ? { env: o.env } : {}), what: `${command.join(" ")} (key ${key})`,
   });
 }
 

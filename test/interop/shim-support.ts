@@ -4,7 +4,7 @@
  * runs a command by name as a CI step does, and one table of what differs per agent (its fake
  * model API, its offline settings, its one-shot command line, its TUI's input box).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { expect } from "vitest";
@@ -13,6 +13,7 @@ import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
 import { FakeOpenAI, messagesOf } from "./fake-openai.js";
 import { FakeGemini, geminiEnv, writeGeminiSettings } from "./gemini-support.js";
+import { headlessCall, type OneShotResult } from "./headless.js";
 import { claudeEnv, codexEnv, pinned, REAL_BIN, realSandbox, settleClaudeOnboarding, writeCodexConfig } from "./support.js";
 
 export const AGENT_NAMES = ["claude", "codex", "gemini"] as const;
@@ -178,40 +179,9 @@ export function logsOf(sb: Sandbox): string {
     .join("\n");
 }
 
-export interface CallResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
+export type CallResult = OneShotResult;
 
-/**
- * `argv` run by name in the sandbox's folder, as a CI step runs it: stdin closed at once, stdout
- * and stderr pipes, no terminal anywhere. Rejects, after killing the whole group, when it still
- * runs at `boundMs`.
- */
+/** `argv` run by name in the sandbox's folder, as a CI step runs it (headlessCall). */
 export function callByName(sb: Sandbox, argv: readonly string[], boundMs: number): Promise<CallResult> {
-  const [file = "", ...args] = argv;
-  const started = Date.now();
-  const child = spawn(file, args, { cwd: sb.dir, env: sb.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
-  child.stdin.end();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-  child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-  return new Promise((resolve, reject) => {
-    const bound = setTimeout(() => {
-      try {
-        process.kill(-(child.pid ?? 0), "SIGKILL");
-      } catch {
-        // already gone
-      }
-      reject(new Error(`${argv.join(" ")} still ran after ${boundMs} ms; stderr: ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
-    }, boundMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(bound);
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Date.now() - started });
-    });
-  });
+  return headlessCall(sb, argv, { boundMs });
 }
