@@ -13,6 +13,8 @@ export const EXIT = {
   refused: 3,
   /** A one-shot run whose message the session already had, with nothing else to deliver: not started. */
   repeat: 4,
+  /** A warm one-shot run whose session is gone or was refused, under `--on-lost fail`: no new one started. */
+  lost: 5,
   /** Another live `sessionpin run` holds the pointer's lock (sysexits EX_TEMPFAIL: try later). */
   locked: 75,
   notExecutable: 126,

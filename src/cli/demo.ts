@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { PtyDriver } from "../demo/driver.js";
 import { parseOptions } from "./options.js";
 
-export const DEMO_USAGE = `Usage: sessionpin demo [--keep]
+export const DEMO_USAGE = `Usage: sessionpin demo [--keep] [--json]
 
 Runs the built-in fake Amp twice through \`sessionpin run\`, in a PTY sized like agentapi's
 (67x1190): a cold start that pins a new thread and types the prompt, then a warm start that
@@ -13,11 +13,14 @@ resumes the thread without the prompt. Prints what happened; exits 1 if anything
 
 Options:
   --keep       keep the demo's temp folder (pointer, log, fake Amp state) and print where it is
+  --json       one JSON object instead of text: {"passed","thread","pinned":{"id","state","rule"},
+               "cold":{"launched":[argv…],"received":[…],"exitCode"},"warm":{"launched","exitCode"},
+               "promptDelivered":N,"messages":[…],"kept":PATH?}
   -h, --help   show this help
 
-SESSIONPIN_KEEP=1 does what --keep does.`;
+SESSIONPIN_KEEP=1 does what --keep does; SESSIONPIN_JSON=1 what --json does.`;
 
-export const DEMO_OPTIONS = { keep: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+export const DEMO_OPTIONS = { keep: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
 
 const PROMPT = "Add a /health endpoint to the API";
 const CLI = fileURLToPath(new URL("./main.js", import.meta.url));
@@ -37,15 +40,29 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const dir = mkdtempSync(join(tmpdir(), "sessionpin-demo-"));
+  const json = values.json === true;
   try {
-    return await demo(dir);
+    const report = await demo(dir, json ? () => undefined : (text) => void process.stdout.write(`${text}\n`));
+    if (json) process.stdout.write(`${JSON.stringify({ ...report, ...(values.keep ? { kept: dir } : {}) })}\n`);
+    return report.passed ? 0 : 1;
   } finally {
-    if (values.keep) process.stdout.write(`\nDemo files kept in ${dir}\n`);
-    else rmSync(dir, { recursive: true, force: true });
+    if (values.keep && !json) process.stdout.write(`\nDemo files kept in ${dir}\n`);
+    if (!values.keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function demo(dir: string): Promise<number> {
+/** What the demo found, for --json; the text says the same. */
+interface DemoReport {
+  readonly passed: boolean;
+  readonly thread: string | null;
+  readonly pinned: { readonly id: string; readonly state: string; readonly rule: string };
+  readonly cold: { readonly launched: string[][]; readonly received: string[]; readonly exitCode: number };
+  readonly warm: { readonly launched: string[][]; readonly exitCode: number };
+  readonly promptDelivered: number;
+  readonly messages: string[];
+}
+
+async function demo(dir: string, say: (text: string) => void): Promise<DemoReport> {
   const bin = join(dir, "bin");
   const work = join(dir, "project");
   const pointer = join(dir, "state", "sessionpin-amp.json");
@@ -62,7 +79,6 @@ async function demo(dir: string): Promise<number> {
   const start = (): PtyDriver => new PtyDriver([process.execPath, CLI, ...command], { cwd: work, env });
   const events = (): AmpEvent[] =>
     readFileSync(join(dir, "fake-amp", "events.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as AmpEvent);
-  const say = (text: string): void => void process.stdout.write(`${text}\n`);
 
   say(`$ sessionpin ${command.map((word) => (word.includes(" ") ? JSON.stringify(word) : word)).join(" ")}\n`);
   say("1. Cold start (no pointer yet)");
@@ -74,8 +90,9 @@ async function demo(dir: string): Promise<number> {
   const pinned = JSON.parse(readFileSync(pointer, "utf8")) as { id: string; state: string; source: { rule: string } };
   for (const e of events().filter((e) => e.event === "start")) say(`   sessionpin launched: amp ${e.argv.join(" ")}`);
   say(`   pinned ${pinned.id} (${pinned.state}, rule ${pinned.source.rule}) in ${pointer}`);
-  const received = events().filter((e) => e.event === "message").map((e) => JSON.stringify(e.text));
-  say(`   the agent received: ${received.join(", ")}; exit code ${coldExit.exitCode}\n`);
+  const coldLaunched = events().filter((e) => e.event === "start").map((e) => ["amp", ...e.argv]);
+  const received = events().filter((e) => e.event === "message").map((e) => e.text ?? "");
+  say(`   the agent received: ${received.map((text) => JSON.stringify(text)).join(", ")}; exit code ${coldExit.exitCode}\n`);
 
   say("2. Warm start (same command, pointer present)");
   const before = events().length;
@@ -98,7 +115,15 @@ async function demo(dir: string): Promise<number> {
     warmEvents.some((e) => e.event === "start" && e.argv.join(" ").endsWith(`threads continue ${thread}`)) &&
     coldExit.exitCode === 0 && warmExit.exitCode === 0;
   say(ok ? "Demo passed: the thread survived the restart." : "Demo FAILED: see the lines above.");
-  return ok ? 0 : 1;
+  return {
+    passed: ok,
+    thread: thread ?? null,
+    pinned: { id: pinned.id, state: pinned.state, rule: pinned.source.rule },
+    cold: { launched: coldLaunched, received, exitCode: coldExit.exitCode },
+    warm: { launched: warmEvents.filter((e) => e.event === "start").map((e) => ["amp", ...e.argv]), exitCode: warmExit.exitCode },
+    promptDelivered: prompts,
+    messages,
+  };
 }
 
 /** The fake Amp's server-side record of the thread. */

@@ -34,14 +34,11 @@ sessionpin; 126 agent not executable; 127 agent not found; 1 other errors.`;
 
 // One bundled file holds every command (scripts/bundle.mjs): Node 20 loads ES modules one file at
 // a time, and what must wait until it is needed (zod, undici) is behind `await import` where it is
-// used. The two commands that start PTYs load node-pty first, so a missing native part is one line
-// with the fix before anything else happens (no lock taken, no thread created up front, no pointer
-// written).
+// used. The commands that start PTYs load node-pty first (demo here, run once it knows it needs a
+// PTY), so a missing native part is one line with the fix before anything else happens (no lock
+// taken, no thread created up front, no pointer written).
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  run: (argv) => {
-    ptyModule();
-    return runCommand(argv);
-  },
+  run: runCommand,
   plan: planCommand,
   pointer: pointerCommand,
   sessions: sessionsCommand,

@@ -40,6 +40,9 @@ export const RUN_OPTIONS = {
   "record-mode": { type: "string" },
   trace: { type: "string" },
   notify: { type: "string", multiple: true },
+  pty: { type: "boolean" },
+  "no-pty": { type: "boolean" },
+  "on-lost": { type: "string" },
 } as const;
 
 /**
@@ -87,7 +90,7 @@ export function flagError(error: unknown, usage: string): SessionpinError {
 }
 
 // A flag given on the command line also silences the environment's value for its rival.
-const RIVALS: Readonly<Record<string, string>> = { prompt: "prompt-file", "prompt-file": "prompt" };
+const RIVALS: Readonly<Record<string, string>> = { prompt: "prompt-file", "prompt-file": "prompt", pty: "no-pty", "no-pty": "pty" };
 
 /**
  * Every flag not on the command line may come from SESSIONPIN_<FLAG> (`--wait-lock` →
@@ -165,6 +168,46 @@ export function readPrompt(values: { prompt?: string; "prompt-file"?: string }):
     return read.text.trimEnd();
   }
   return values.prompt;
+}
+
+/** What a run or plan delivers as its prompt, and whether it was read from stdin. */
+export interface RunPrompt {
+  readonly text: string | undefined;
+  /** Taken from stdin, which the agent then does not get. */
+  readonly fromStdin: boolean;
+}
+
+/**
+ * The prompt of a run: `--prompt`, `--prompt-file` (`-`: stdin), or, for a one-shot run whose
+ * argv carries no message, what stdin holds when it is no terminal (`echo MSG | sessionpin run
+ * -- claude -p`): the message, as the agent would have read it there. Read whole, up to the bound
+ * a prompt file has; more is a usage error, before anything starts.
+ */
+export async function runPrompt(values: { prompt?: string; "prompt-file"?: string }, plugin: AgentPlugin | undefined, args: readonly string[]): Promise<RunPrompt> {
+  if (values["prompt-file"] === "-") {
+    if (values.prompt !== undefined) readPrompt(values);
+    return { text: (await readStdin("--prompt-file -")).trimEnd(), fromStdin: true };
+  }
+  const text = readPrompt(values);
+  const invocation = plugin?.invocation(args);
+  if (text !== undefined || process.stdin.isTTY === true || invocation?.oneShot !== true || invocation.message !== undefined) return { text, fromStdin: false };
+  const piped = (await readStdin("the message on stdin")).trimEnd();
+  return { text: piped === "" ? undefined : piped, fromStdin: true };
+}
+
+/** All of stdin, up to MAX_PROMPT_BYTES; `what` names it in the error past that. */
+async function readStdin(what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > MAX_PROMPT_BYTES) {
+      process.stdin.destroy();
+      throw new SessionpinError("usage", `sessionpin: ${what} is more than ${MAX_PROMPT_BYTES} bytes, more than a prompt may be: nothing started`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** `key`: `--key` or SESSIONPIN_KEY, one pointer per external conversation; checked here. */

@@ -1,7 +1,7 @@
 import type { Decision, UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
 import { fingerprint } from "../resume/messages.js";
-import { AGENT_OPTIONS, agentName, checkedName, choosePlugin, parseWithCommand, readPrompt, userPlugins } from "./options.js";
+import { AGENT_OPTIONS, agentName, checkedName, choosePlugin, parseWithCommand, runPrompt, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";
 
@@ -24,13 +24,17 @@ then does the above. Exit 0; 3 when run would refuse the
 pointer (mode "refused", as run exits 3).
 
 Options: --agent NAME, --plugin FILE, --pointer PATH, --key NAME, --prompt TEXT, --prompt-file PATH,
---resume-prompt TEXT, --message-id ID, --aider-restore-history, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY)`;
+--resume-prompt TEXT, --message-id ID, --aider-restore-history, -h, --help (as for run; each also from SESSIONPIN_<OPTION>, e.g. SESSIONPIN_KEY);
+--json (its output is JSON with or without it, as every command's with it). A one-shot command with
+no message in argv takes stdin as its message, as run does.`;
+
+export const PLAN_OPTIONS = { ...AGENT_OPTIONS, json: { type: "boolean" } } as const;
 
 /** Stands for the ID an up-front step prints, in the launch argv `plan` shows. */
 const UPFRONT_ID = "{id}";
 
 export async function planCommand(argv: readonly string[]): Promise<number> {
-  const { values, command } = parseWithCommand(argv, AGENT_OPTIONS, PLAN_USAGE);
+  const { values, command } = parseWithCommand(argv, PLAN_OPTIONS, PLAN_USAGE);
   if (values.help) {
     process.stdout.write(`${PLAN_USAGE}\n`);
     return 0;
@@ -45,7 +49,8 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const agent = agentName(plugin, executable);
   const { pointer, why } = await pointerHere({ explicit: values.pointer, agent, env, cwd, key: values.key });
   if (why !== undefined) process.stderr.write(`sessionpin: ${why}\n`);
-  const prompt = readPrompt(values);
+  // As run reads it: for a one-shot command with no message in argv, stdin is the message.
+  const prompt = (await runPrompt(values, plugin, args)).text;
   const messageId = checkedName("message-id", values["message-id"]);
   const { decision, heldBy } = await nextStart({
     plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], messageId, cwd, env,

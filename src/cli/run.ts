@@ -3,12 +3,15 @@ import { SessionpinError } from "../errors.js";
 import { fileLogger } from "../log/logger.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { resolveExecutable } from "../pty/which.js";
-import { OuterTerminal } from "../pty/terminal.js";
+import { spawnAgent } from "../pty/host.js";
+import { ptyModule } from "../pty/native.js";
+import { chooseTransport, PipedOuter, spawnPiped } from "../pty/pipes.js";
+import { OuterTerminal, type OuterSide } from "../pty/terminal.js";
 import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
-import { runSession, type SessionOptions } from "../resume/session.js";
-import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, readPrompt, RUN_OPTIONS, seconds, userPlugins } from "./options.js";
+import { runSession } from "../resume/session.js";
+import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, RUN_OPTIONS, runPrompt, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
 
@@ -25,7 +28,7 @@ Options:
   --log PATH                log file (default: the pointer's path with .log)
   --prompt TEXT             task prompt, delivered on a cold start only (env SESSIONPIN_PROMPT);
                             for a one-shot run, its message when its argv has none
-  --prompt-file PATH        the same, read from a file
+  --prompt-file PATH        the same, read from a file (\`-\`: stdin)
   --resume-prompt TEXT      delivered on warm starts that bring no new message of their own, the
                             way the agent takes a prompt (env SESSIONPIN_RESUME_PROMPT)
   --message-id ID           a one-shot run's message is this ID (a chat platform's), not its text:
@@ -45,20 +48,28 @@ Options:
   --trace FILE              write the explain trace (one JSON object per line a rule looked at) live
   --aider-restore-history   for agents without session IDs (Aider): add their restore-history
                             flag (--restore-chat-history) when their history file exists
+  --pty, --no-pty           run the agent in a PTY, or on pipes (env SESSIONPIN_PTY=1/0); default:
+                            a PTY when sessionpin's stdout is a terminal (a person's, agentapi's),
+                            pipes otherwise (stdout and stderr apart, stdin the agent's own)
+  --on-lost fresh|fail      a warm one-shot run whose session is gone or refused: start a new
+                            session, with one line on stderr (fresh, the default), or start none and
+                            exit 5 (fail) (env SESSIONPIN_ON_LOST)
   -h, --help                show this help
 
 One-shot runs (claude -p, codex exec, amp -x, gemini -p, opencode run…) resume their session with
-the message in their argv. A message the session already had (a retried step; one of its last 50
-by text, or by --message-id) is not sent again: with no --resume-prompt the agent is not started,
-and run exits 4.`;
+the message in their argv, or on stdin when their argv has none (\`echo MSG | sessionpin run --
+claude -p\`). A message the session already had (a retried step: the session's last message, by
+text; or, by --message-id, one of its last 50) is not sent again: with no --resume-prompt the agent
+is not started, and run exits 4.`;
 
 
 // A spinner that never stops must not hold the prompt back forever.
 const PROMPT_MAX_WAIT_MS = 20_000;
 
-/** How a caller other than the command line (a shim) starts the agent. */
+/** What a caller other than the command line (a shim) hears of the run. */
 export interface RunHooks {
-  readonly spawn?: SessionOptions["spawn"];
+  /** The agent was started: from here on, a failure of sessionpin's is no reason to start it again. */
+  readonly onStart?: () => void;
 }
 
 export async function runCommand(argv: readonly string[], hooks: RunHooks = {}): Promise<number> {
@@ -71,32 +82,40 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
   if (executable === undefined) throw new SessionpinError("usage", `sessionpin run: no agent command given\n${RUN_USAGE}`);
   const recordMode = RECORD_MODES.find((mode) => mode === (values["record-mode"] ?? "append"));
   if (recordMode === undefined) throw new SessionpinError("usage", `sessionpin run: --record-mode ${String(values["record-mode"])}: expected ${RECORD_MODES.join(", ")}`);
+  const onLost = ON_LOST.find((choice) => choice === (values["on-lost"] ?? "fresh"));
+  if (onLost === undefined) throw new SessionpinError("usage", `sessionpin run: --on-lost ${String(values["on-lost"])}: expected ${ON_LOST.join(" or ")}`);
+  const transport = chooseTransport(values.pty, values["no-pty"], process.stdout.isTTY === true);
+  if (transport === "pty") ptyModule();
   // The agent's own calls of agents by name (a sub-agent, a tool) are not pinned again: a shim
   // that sees this runs the real agent straight (src/shim/script.ts).
   const env: NodeJS.ProcessEnv = { ...process.env, SESSIONPIN_RUN_PID: String(process.pid) };
   const cwd = process.cwd();
-  // Input is read from here on, so nothing typed before the agent is up gets lost.
-  const terminal = new OuterTerminal();
-  terminal.open();
+  const outer: OuterSide = transport === "pty" ? new OuterTerminal() : new PipedOuter();
+  // Typed input is read from here on, so nothing typed before the agent is up gets lost. Piped
+  // input waits until it is known whether it is the run's message.
+  const typed = process.stdin.isTTY === true;
+  if (typed) outer.open();
   try {
     resolveExecutable(executable, env, cwd);
+    const user = await userPlugins(values.plugin, env, cwd);
+    const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
     // Every value is checked before a file is opened: a usage error must not cut an earlier
     // run's trace or recording.
+    const prompt = await runPrompt(values, plugin, args);
     const checked = {
       waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
-      prompt: readPrompt(values),
+      prompt: prompt.text,
       fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
       promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
       messageId: checkedName("message-id", values["message-id"]),
     };
+    if (!typed) outer.open();
     const urls = notifyUrls(values.notify, env);
-    const user = await userPlugins(values.plugin, env, cwd);
-    const plugin = choosePlugin(values.agent, executable, user.plugins.map((u) => u.plugin));
     const pointerPath = pointerPathFor(values.pointer, agentName(plugin, executable), env, cwd, values.key);
     const log = fileLogger(values.log ?? defaultLogPath(pointerPath));
     // Reported in the log, not on the screen: a bad plugin file never stops the agent.
     for (const problem of user.problems) log.warn(`${problem} (skipped)`);
-    const size = terminal.size();
+    const size = outer.size();
     const record = values.record === undefined ? undefined : CastRecorder.open(values.record, {
       width: size.cols,
       height: size.rows,
@@ -118,16 +137,21 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
         resumePrompt: values["resume-prompt"],
         promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
         restoreHistory: values["aider-restore-history"] === true,
+        onLost,
         cwd,
         env,
-        terminal,
+        terminal: outer,
         log,
         ...(record !== undefined ? { record } : {}),
         ...(trace !== undefined ? { trace } : {}),
         ...(notifier.enabled ? { notifier } : {}),
         clock: systemClock,
         now: () => new Date(),
-        ...(hooks.spawn !== undefined ? { spawn: hooks.spawn } : {}),
+        spawn: (agentArgv, options) => {
+          const agent = transport === "pty" ? spawnAgent(agentArgv, options) : spawnPiped(agentArgv, { ...options, stdin: prompt.fromStdin ? "ignore" : "inherit" });
+          hooks.onStart?.();
+          return agent;
+        },
       });
     } finally {
       record?.close();
@@ -137,7 +161,9 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
       log.close();
     }
   } finally {
-    await terminal.flush();
-    terminal.close();
+    await outer.flush();
+    outer.close();
   }
 }
+
+const ON_LOST = ["fresh", "fail"] as const;

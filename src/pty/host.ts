@@ -11,13 +11,20 @@ export interface ExitStatus {
   readonly signal: number;
 }
 
+/** Which of the agent's outputs a chunk came from: a PTY has one, pipes keep stderr apart. */
+export type OutputStream = "stdout" | "stderr";
+
+/**
+ * A running agent, in a PTY (spawnAgent) or on pipes (pipes.ts): the one interface the session
+ * loop drives, whichever ran it.
+ */
 export interface AgentPty {
   readonly pid: number;
   write(data: Buffer | string): void;
   resize(cols: number, rows: number): void;
   /** Sends `signal` to the agent's whole process group, as a terminal would. */
   signal(signal: NodeJS.Signals): void;
-  onData(listener: (chunk: Buffer) => void): void;
+  onData(listener: (chunk: Buffer, stream: OutputStream) => void): void;
   /**
    * Our input ended (a pipe or file, not a terminal): end-of-file, as a user at a terminal gives
    * it, once the agent reads (input-end.ts). `lineOpen`: the last byte sent did not end a line.
@@ -86,12 +93,13 @@ export function spawnAgent(argv: readonly string[], options: SpawnOptions): Agen
  * (slab-reads.ts). node-pty's events stay subscribed: Node hands each read to one or the other,
  * so they deliver where this Node's sockets take no slabs, and would if a later Node ignored them.
  */
-function outputListeners(terminal: IPty): { add(listener: (chunk: Buffer) => void): void; deliver(chunk: Buffer): void } {
-  const listeners: Array<(chunk: Buffer) => void> = [];
+function outputListeners(terminal: IPty): { add(listener: (chunk: Buffer, stream: OutputStream) => void): void; deliver(chunk: Buffer): void } {
+  const listeners: Array<(chunk: Buffer, stream: OutputStream) => void> = [];
+  // A PTY has one output: stderr is on it too.
   const deliver = (chunk: Buffer): void => {
-    for (const listener of listeners) listener(chunk);
+    for (const listener of listeners) listener(chunk, "stdout");
   };
-  const add = (listener: (chunk: Buffer) => void): void => {
+  const add = (listener: (chunk: Buffer, stream: OutputStream) => void): void => {
     listeners.push(listener);
     if (listeners.length > 1) return;
     const socket = (terminal as unknown as { _socket?: unknown })._socket;

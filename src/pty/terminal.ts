@@ -1,12 +1,37 @@
 import { spawnSync } from "node:child_process";
 import { fstatSync } from "node:fs";
+import type { OutputStream } from "./host.js";
+
+/**
+ * sessionpin's own side of a run, as the session loop uses it: where the agent's output goes, its
+ * input comes from, and the size it gets. A terminal (OuterTerminal) or pipes (PipedOuter).
+ */
+export interface OuterSide {
+  /** Whether sessionpin's stdin is a terminal (agentapi's PTY, a person's) rather than a pipe or file. */
+  readonly isTTY: boolean;
+  /** Whether the agent's stdout and stderr reach the caller apart (pipes), or as one (a PTY). */
+  readonly streamsApart: boolean;
+  open(): void;
+  size(): { cols: number; rows: number };
+  /** Input goes to `sink` from now on; its end (a pipe or file) to `onEnd`. */
+  attach(sink: (chunk: Buffer) => void, onEnd?: () => void): void;
+  detach(): void;
+  /** Writes agent output; false when the caller should wait for `drain`. */
+  write(chunk: Buffer, stream?: OutputStream): boolean;
+  onResize(listener: (cols: number, rows: number) => void): void;
+  onDrain(listener: () => void): void;
+  /** Waits until everything written has been handed to the OS. */
+  flush(): Promise<void>;
+  close(): void;
+}
 
 /**
  * The outer terminal sessionpin runs in (agentapi's PTY, or a person's): its size, raw mode,
  * input and output. Input is read from the start and held until an agent is attached, because
  * agentapi writes to the PTY (`" \b"`, cursor-position replies) before any agent is up.
  */
-export class OuterTerminal {
+export class OuterTerminal implements OuterSide {
+  readonly streamsApart = false;
   #sink: ((chunk: Buffer) => void) | undefined;
   /** The output side failed (its reader went away): output is dropped from now on. */
   #gone = false;
@@ -63,7 +88,12 @@ export class OuterTerminal {
       if (this.#sink) this.#sink(chunk);
       else this.#held.push(chunk);
     });
-    // A terminal never ends; a pipe or a file does, and the agent reading it must hear so.
+    // A terminal never ends; a pipe or a file does, and the agent reading it must hear so. Read
+    // to its end already (the run's message, `echo MSG | sessionpin run -- claude -p`), it has.
+    if (this.stdin.readableEnded || this.stdin.destroyed) {
+      this.#ended = true;
+      return;
+    }
     this.stdin.once("end", () => {
       this.#ended = true;
       if (this.#sink) this.#onEnd?.();
@@ -105,8 +135,8 @@ export class OuterTerminal {
     });
   }
 
-  /** Writes agent output; false when the caller should wait for `drain`. */
-  write(chunk: Buffer): boolean {
+  /** Writes agent output (a PTY's has one stream); false when the caller should wait for `drain`. */
+  write(chunk: Buffer, _stream?: OutputStream): boolean {
     return this.#gone || this.stdout.write(chunk);
   }
 

@@ -1,4 +1,5 @@
 import type { Clock, Timer } from "../clock.js";
+import { SessionpinError } from "../errors.js";
 import type { Line } from "../engine/capture/line.js";
 import { Capture } from "../engine/capture/pipeline.js";
 import type { Extractor } from "../engine/extract.js";
@@ -6,12 +7,12 @@ import { matchesAny, type Verdict } from "../engine/match.js";
 import type { PinEvent, Pinned } from "../engine/tracker.js";
 import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
-import { spawnAgent, type AgentPty, type ExitStatus, type SpawnOptions } from "../pty/host.js";
+import { spawnAgent, type AgentPty, type ExitStatus, type OutputStream, type SpawnOptions } from "../pty/host.js";
 import type { SignalRelay } from "../pty/signals.js";
-import type { OuterTerminal } from "../pty/terminal.js";
+import type { OuterSide } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
 import { PromptTyper } from "./prompt.js";
-import { Sinks, type OutputSink } from "./sinks.js";
+import { HeldStdout, Sinks, type OutputSink } from "./sinks.js";
 import { StoreWatch } from "../engine/store-watch.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
@@ -21,8 +22,8 @@ import { ControlScan } from "../engine/capture/control-scan.js";
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
 
-/** The outer terminal as an attempt uses it. */
-export type Screen = Pick<OuterTerminal, "size" | "attach" | "detach" | "write">;
+/** sessionpin's own side as an attempt uses it: a terminal, or pipes. */
+export type Screen = Pick<OuterSide, "size" | "attach" | "detach" | "write">;
 
 export interface AttemptOptions {
   readonly argv: readonly string[];
@@ -53,6 +54,11 @@ export interface AttemptOptions {
   readonly trace?: LineFile;
   /** Piped input is not passed on (a warm start must not send a piped prompt again). */
   readonly dropInput?: boolean;
+  /**
+   * A warm one-shot run's stdout is held while its output can still reject the ID, and goes to
+   * stderr if it did (see HeldStdout): only where stdout and stderr are apart (pipes).
+   */
+  readonly holdStdout?: boolean;
 }
 
 export interface AttemptOutcome {
@@ -68,9 +74,21 @@ export interface AttemptOutcome {
   readonly turnFailed?: boolean;
 }
 
-/** Runs the agent once in a PTY, passing everything through, and reports how it ended. */
+// Linux takes no single argument longer than this (MAX_ARG_STRLEN, with its NUL): E2BIG.
+const MAX_ARGUMENT_BYTES = 128 * 1024 - 1;
+
+/** Runs the agent once, in a PTY or on pipes, passing everything through, and reports how it ended. */
 export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
-  const store = o.capture && watchStore(o.capture, o.clock, () => watch?.accept());
+  const long = o.argv.find((word) => Buffer.byteLength(word) > MAX_ARGUMENT_BYTES);
+  if (long !== undefined) {
+    throw new SessionpinError("usage", `sessionpin: an argument of ${Buffer.byteLength(long)} bytes is more than one argument can be (${MAX_ARGUMENT_BYTES}): nothing started; give the agent its message in a file it reads`);
+  }
+  // The session is shown (or input was submitted): the ID was accepted, and held output can go.
+  const accept = (): void => {
+    watch?.accept();
+    held?.release("stdout");
+  };
+  const store = o.capture && watchStore(o.capture, o.clock, () => accept());
   store?.before();
   const agent = (o.spawn ?? spawnAgent)(o.argv, { ...o.terminal.size(), cwd: o.cwd, env: o.env });
   const startedAt = o.clock.now();
@@ -79,6 +97,12 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const watch = o.capture && o.fallbackWindowMs !== undefined
     ? new RejectionWatch(o.capture.extractor.plugin, o.fallbackWindowMs, startedAt)
     : undefined;
+  const show = (chunk: Buffer, stream: OutputStream): void => {
+    if (!o.terminal.write(chunk, stream)) agent.pause();
+  };
+  const held = o.holdStdout === true && watch !== undefined ? new HeldStdout(show) : undefined;
+  // Output later than the window can no longer reject the ID: what is held then goes out.
+  const window = held && o.fallbackWindowMs !== undefined ? o.clock.setTimeout(() => held.release("stdout"), o.fallbackWindowMs) : undefined;
   let signalledByUs = false;
   o.relay.attach((signal) => {
     signalledByUs = true;
@@ -99,7 +123,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     // Enter submits a message (agentapi ends each with "\r"): the agent is taking turns.
     if (chunk.includes(0x0d)) {
       entered = true;
-      watch?.accept();
+      accept();
     }
   }, ended);
 
@@ -138,21 +162,22 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     const { verdicts, events, trace } = explainer.line(line, (o.clock.now() - startedAt) / 1000);
     for (const event of trace) o.trace?.write(event);
     for (const v of verdicts) if (v.kind === "refused" && v.reason === "cut-off") o.log.warn(`rule ${v.rule} cut off on line ${line.n}: ${v.value}; it reads no more lines`);
-    if (verdicts.some((verdict) => showsSession(verdict, before))) watch?.accept();
+    if (verdicts.some((verdict) => showsSession(verdict, before))) accept();
     for (const event of events) o.capture.onPin(event);
   };
   store?.start(agent.pid);
 
   const sinks = new Sinks([
     // The screen first: capture work never delays the agent's bytes.
-    { output: (chunk) => { if (!o.terminal.write(chunk)) agent.pause(); } },
+    held ?? { output: show },
     ...(o.record !== undefined ? [o.record] : []),
     ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = failures.length > 0 || (watch?.listening(o.clock.now()) ?? false)), o.clock)] : []),
     ...(quiet !== undefined ? [{ output: () => quiet.activity(), end: () => quiet.cancel() }] : []),
   ]);
-  agent.onData((chunk) => sinks.output(chunk));
+  agent.onData((chunk, stream) => sinks.output(chunk, stream));
   const status = await agent.exited;
   sinks.end();
+  if (window !== undefined) o.clock.clearTimeout(window);
   store?.stop(agent.pid);
   if (killTimer !== undefined) o.clock.clearTimeout(killTimer);
   o.relay.detach();
@@ -161,6 +186,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   if (dropped > 0) o.log.info(`dropped ${dropped} bytes of piped input: a warm start does not send the prompt again`);
   o.log.info(`agent exited: code ${status.exitCode}, signal ${status.signal}`);
   const rejected = watch?.verdict({ code: status.exitCode, signal: status.signal, now: o.clock.now(), signalledByUs });
+  // A refused session's output is no answer: stdout carries only the session that answers.
+  held?.release(rejected === undefined ? "stdout" : "stderr");
   const sent = { signalledByUs, promptSent: quiet?.submitted ?? false, entered, turnFailed };
   return rejected === undefined ? { status, ...sent } : { status, rejected, ...sent };
 }
@@ -178,37 +205,45 @@ const QUIET_FLUSH_MS = 5;
  * WebAssembly takes a millisecond or two, which the agent's first bytes need not wait for.
  */
 function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void, clock: Clock): OutputSink {
-  let capture: Capture | undefined;
+  // One capture per stream: a line on stderr must not be cut into one in progress on stdout.
+  const captures = new Map<OutputStream, Capture>();
+  const captureOf = (stream: OutputStream): Capture => {
+    let capture = captures.get(stream);
+    if (capture === undefined) captures.set(stream, (capture = make()));
+    return capture;
+  };
   // One timer at a time, armed when a read leaves bytes held; when it fires after more reads it
   // is armed again instead of being reset on every read, which a flood would pay for per read.
   let timer: Timer | undefined;
   let reads = 0;
   let readsWhenArmed = 0;
+  const holding = (): boolean => [...captures.values()].some((capture) => capture.holding);
   const arm = (): void => {
     readsWhenArmed = reads;
     timer = clock.setTimeout(quiet, QUIET_FLUSH_MS);
   };
   const quiet = (): void => {
     timer = undefined;
-    if (capture === undefined || !capture.holding) return;
+    if (!holding()) return;
     if (reads !== readsWhenArmed) {
       arm();
       return;
     }
     judging();
-    capture.flush(onLine);
+    for (const capture of captures.values()) capture.flush(onLine);
   };
   return {
-    output(chunk) {
+    output(chunk, stream) {
       judging();
-      (capture ??= make()).push(chunk, onLine);
+      captureOf(stream).push(chunk, onLine);
       reads++;
-      if (timer === undefined && capture.holding) arm();
+      if (timer === undefined && holding()) arm();
     },
     end() {
       if (timer !== undefined) clock.clearTimeout(timer);
       judging();
-      (capture ??= make()).end(onLine);
+      if (captures.size === 0) captureOf("stdout");
+      for (const capture of captures.values()) capture.end(onLine);
     },
   };
 }

@@ -14,9 +14,15 @@ export function fingerprint(text: string, messageId?: string): string {
   return sha256Hex(messageId === undefined ? text : `message-id\0${messageId}`);
 }
 
-/** Whether the session already took a turn with the message of this fingerprint. */
-export function alreadyHad(pointer: Pointer, sha256: string): boolean {
-  return (pointer.messages ?? []).some((message) => message.sha256 === sha256);
+/**
+ * Whether the session already took a turn with the message of this fingerprint. A message known by
+ * its chat ID (`byId`) is had when any of the last MESSAGE_LIMIT was it: a redelivery. One known
+ * only by its text is had when it was the last one: a retried step or a delivery made twice; the
+ * same words later ("yes", "no", "yes") are a new message.
+ */
+export function alreadyHad(pointer: Pointer, sha256: string, byId: boolean): boolean {
+  const messages = pointer.messages ?? [];
+  return byId ? messages.some((message) => message.sha256 === sha256) : messages.at(-1)?.sha256 === sha256;
 }
 
 /** `messages` with the fingerprint `sha256` added as the newest, each once, at most MESSAGE_LIMIT. */

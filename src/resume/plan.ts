@@ -179,7 +179,7 @@ export function planStart(
   const { message, oneShot } = plugin.invocation(args);
   const own = oneShot ? (message ?? context.prompt) : undefined;
   const ownSha256 = own === undefined ? undefined : fingerprint(own, context.messageId);
-  const delivers: Delivery | undefined = own !== undefined && ownSha256 !== undefined && !alreadyHad(pointer, ownSha256)
+  const delivers: Delivery | undefined = own !== undefined && ownSha256 !== undefined && !alreadyHad(pointer, ownSha256, context.messageId !== undefined)
     ? { text: own, kind: "follow-up", sha256: ownSha256 }
     : context.resumePrompt === undefined ? undefined : { text: context.resumePrompt, kind: "resume-prompt", sha256: fingerprint(context.resumePrompt) };
   const resuming = `${pointer.state} ${pointer.id} from ${pointer.capturedAt}`;

@@ -17,7 +17,7 @@ import { SignalRelay } from "../pty/signals.js";
 import type { CastRecorder } from "../record/asciicast.js";
 import type { LineFile } from "../record/line-file.js";
 import type { Notifier, NotifyEvent, NotifyKind } from "../notify/webhook.js";
-import type { OuterTerminal } from "../pty/terminal.js";
+import type { OuterSide } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
 import { historyFileExists, readStartInputs } from "./inputs.js";
@@ -48,9 +48,15 @@ export interface SessionOptions {
   readonly promptMaxWaitMs: number;
   /** Add the restore-history flag of agents without session IDs when their history exists. */
   readonly restoreHistory: boolean;
+  /**
+   * A warm one-shot run whose session is gone from the agent's store or refused by the agent:
+   * `fresh` starts a new session (and says so in one line on stderr), `fail` starts none and
+   * exits 5 (`--on-lost`).
+   */
+  readonly onLost?: "fresh" | "fail";
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly terminal: Screen & Pick<OuterTerminal, "onResize" | "onDrain" | "isTTY">;
+  readonly terminal: Screen & Pick<OuterSide, "onResize" | "onDrain" | "isTTY" | "streamsApart">;
   /** Starts the agent; a real PTY unless a test passes its own. */
   readonly spawn?: AttemptOptions["spawn"];
   readonly log: Logger;
@@ -135,6 +141,7 @@ async function pinned(
         const { id, history: earlier } = inputs.read.pointer;
         tell(o, plugin, "rejected", id, { previous: id, reason: plan.reason });
         history = keepRecent([...earlier, { id, at: o.now().toISOString(), reason: plan.reason }]);
+        if (plan.oneShot && lost(o, id, plan.reason)) return EXIT.lost;
       }
     }
     for (;;) {
@@ -142,7 +149,9 @@ async function pinned(
       if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);
       tell(o, plugin, "rejected", plan.id ?? "", { previous: plan.id ?? "", reason: outcome.rejected });
       const aside = await moveAside(o.pointerPath, "rejected", o.now());
-      o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}; starting a fresh session`);
+      o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}`);
+      if (plan.oneShot && lost(o, plan.id ?? "", `refused: ${outcome.rejected}`)) return EXIT.lost;
+      o.log.info("starting a fresh session");
       history = keepRecent([...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }]);
       plan = coldPlan(plugin, o.args, context, "the stored ID was rejected");
     }
@@ -234,6 +243,16 @@ async function attempt(
   return outcome;
 }
 
+/**
+ * A one-shot run's conversation is lost (its session gone or refused): never silently. One line on
+ * stderr, before the new session's output, with `--on-lost fail` none started; true then.
+ */
+function lost(o: SessionOptions, id: string, why: string): boolean {
+  const fail = o.onLost === "fail";
+  process.stderr.write(`sessionpin: the conversation of session ${id} is lost (${why}); ${fail ? `nothing started (--on-lost fail, exit ${EXIT.lost})` : "starting a new session"}\n`);
+  return fail;
+}
+
 /** Asked to stop before the agent started: logged, and ended as the signal would have ended it. */
 function notStarted(o: SessionOptions, signal: NodeJS.Signals): AttemptOutcome {
   o.log.info(`${signal} arrived before the agent started; not starting it`);
@@ -259,7 +278,7 @@ function launch(
       oneShot: plan.oneShot,
     },
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
-    ...(warm ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY } : {}),
+    ...(warm ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY, holdStdout: plan.oneShot && o.terminal.streamsApart } : {}),
   });
 }
 

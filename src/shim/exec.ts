@@ -1,10 +1,8 @@
-import { choosePlugin, fromEnvironment, readPrompt, RUN_OPTIONS, userPlugins } from "../cli/options.js";
+import { choosePlugin, fromEnvironment, RUN_OPTIONS, userPlugins } from "../cli/options.js";
 import { runCommand } from "../cli/run.js";
 import { reasonOf } from "../errors.js";
-import { spawnAgent } from "../pty/host.js";
-import { ptyModule } from "../pty/native.js";
 import { historyFileExists } from "../resume/inputs.js";
-import { unpinnedPlan, whyUnpinned } from "../resume/plan.js";
+import { whyUnpinned } from "../resume/plan.js";
 import { runDirect } from "./direct.js";
 
 /**
@@ -25,24 +23,14 @@ export async function shimExec(name: string, real: string, args: readonly string
     // Nothing to pin, and nothing run would add (a prompt to type, Aider's history flag): the
     // agent needs no PTY of ours either (an ACP client's JSON-RPC must reach it unchanged).
     const why = whyUnpinned(plugin, name, args);
-    if (why !== undefined) {
-      const history = values["aider-restore-history"] === true && historyFileExists(plugin, cwd);
-      const plan = unpinnedPlan(plugin, args, why.conversation ? readPrompt(values) : undefined, why, history);
-      if (plan.promptVia === "none" && plan.args.length === args.length && plan.args.every((word, i) => word === args[i])) return await runDirect(real, args);
-    }
-    ptyModule();
+    const adds = why?.conversation === true && (values.prompt !== undefined || values["prompt-file"] !== undefined || (values["aider-restore-history"] === true && historyFileExists(plugin, cwd)));
+    if (why !== undefined && !adds) return await runDirect(real, args);
   } catch (error) {
     return withoutSessionpin(name, real, args, error);
   }
   let started = false;
   try {
-    return await runCommand(["--", real, ...args], {
-      spawn: (argv, options) => {
-        const agent = spawnAgent(argv, options);
-        started = true;
-        return agent;
-      },
-    });
+    return await runCommand(["--", real, ...args], { onStart: () => (started = true) });
   } catch (error) {
     if (started) throw error;
     return withoutSessionpin(name, real, args, error);

@@ -34,3 +34,13 @@ it("sessionpin demo keeps to itself: the user's SESSIONPIN_* settings (a key, a 
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+it("sessionpin demo --json says the same as one object: the thread pinned cold, resumed warm, the prompt delivered once", async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [CLI, "demo", "--json"], { timeout: 60_000 });
+  const report = JSON.parse(stdout) as { passed: boolean; thread: string; pinned: { id: string }; warm: { launched: string[][] }; promptDelivered: number; messages: string[] };
+  expect(report.passed).toBe(true);
+  expect(report.pinned.id).toBe(report.thread);
+  expect(report.warm.launched).toEqual([["amp", "--mode", "smart", "threads", "continue", report.thread]]);
+  expect(report.promptDelivered).toBe(1);
+  expect(report.messages).toHaveLength(2);
+});

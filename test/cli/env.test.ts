@@ -11,7 +11,11 @@ let dir = "";
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function plan(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
-  return exec(process.execPath, [CLI, "plan", ...args], { env: { PATH: `${FAKE_AGENTS}:${process.env["PATH"]}`, HOME: dir, ...env } }).then(
+  const running = exec(process.execPath, [CLI, "plan", ...args], { env: { PATH: `${FAKE_AGENTS}:${process.env["PATH"]}`, HOME: dir, ...env } });
+  // An empty stdin, as a script's </dev/null: a one-shot command with no message would take what
+  // it holds as the message, as run does.
+  running.child.stdin?.end();
+  return running.then(
     (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
   );

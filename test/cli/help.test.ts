@@ -4,16 +4,19 @@
  * (replay without --plugin in README, explain without --jobs, no -h/--help in several).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEMO_OPTIONS } from "../../src/cli/demo.js";
 import { DOCTOR_OPTIONS } from "../../src/cli/doctor.js";
 import { PLUGINS_OPTIONS } from "../../src/cli/plugins.js";
 import { POINTER_OPTIONS } from "../../src/cli/pointer.js";
-import { AGENT_OPTIONS, RUN_OPTIONS } from "../../src/cli/options.js";
+import { RUN_OPTIONS } from "../../src/cli/options.js";
+import { PLAN_OPTIONS } from "../../src/cli/plan.js";
 import { REPLAY_OPTIONS } from "../../src/cli/replay.js";
 import { SESSIONS_OPTIONS } from "../../src/cli/sessions.js";
+import { SHIM_OPTIONS } from "../../src/cli/shim.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
 
 type Options = Readonly<Record<string, { readonly type: string; readonly short?: string }>>;
@@ -29,8 +32,9 @@ const commands: ReadonlyArray<{ name: string; options: Options; synopsis?: RegEx
   { name: "plugins", options: PLUGINS_OPTIONS, synopsis: /`sessionpin plugins \[[^`]*`/ },
   { name: "demo", options: DEMO_OPTIONS, synopsis: /`sessionpin demo \[[^`]*`/ },
   { name: "run", options: RUN_OPTIONS },
-  { name: "plan", options: AGENT_OPTIONS },
+  { name: "plan", options: PLAN_OPTIONS },
   { name: "sessions", options: SESSIONS_OPTIONS },
+  { name: "shim", options: SHIM_OPTIONS },
 ];
 
 describe("no command", () => {
@@ -62,4 +66,17 @@ describe("--help", () => {
       expect(help).toMatch(/SESSIONPIN_[A-Z]+/);
     });
   }
+});
+
+describe("--json", () => {
+  // run's output is the agent's own; every other command's is sessionpin's, and takes --json.
+  const calls = [["plan", "--json", "--", "amp"], ["pointer", "show", "--agent", "amp", "--json"], ["sessions", "--json"], ["plugins", "--json"],
+    ["doctor", "--json"], ["shim", "list", "--json"], ["replay", "--json", join(ROOT, "fixtures/amp/stream-basic/input.jsonl")]];
+  it.each(calls)("%s takes --json and prints JSON: one document, or JSON lines for a stream of records", (...argv) => {
+    const home = mkdtempSync(join(tmpdir(), "sessionpin-json-"));
+    const result = spawnSync(process.execPath, [CLI, ...argv], { cwd: home, encoding: "utf8", input: "", env: { ...process.env, HOME: home, XDG_STATE_HOME: join(home, "state"), XDG_CACHE_HOME: join(home, "cache"), SESSIONPIN_SHIM_DIR: join(home, "shims") } });
+    rmSync(home, { recursive: true, force: true });
+    expect(result.stdout.length).toBeGreaterThan(0);
+    for (const line of result.stdout.trimEnd().split("\n")) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+  });
 });

@@ -37,9 +37,18 @@ describe("an agent with no plugin", () => {
 });
 
 describe("input that is not a terminal", () => {
-  it("ends: an agent reading to the end of its input gets end-of-file, after a line in progress too; one in raw mode gets no ^D", async () => {
+  it("on pipes (stdout no terminal), the agent reads sessionpin's stdin itself: what it prints is what it prints bare, stderr apart", () => {
     const sb = cleanup.sandbox();
-    const piped = (input: string, command: string[]) => spawnSync(process.execPath, [CLI, "run", "--pointer", sb.pointer, "--", ...command], { cwd: sb.dir, env: sb.env, input, encoding: "utf8", timeout: WAIT_MS });
+    const command = ["sh", "-c", "wc -c; echo to-stderr >&2; exit 3"];
+    const bare = spawnSync(command[0] ?? "", command.slice(1), { cwd: sb.dir, env: sb.env, input: "hello\n", encoding: "utf8", timeout: WAIT_MS });
+    const piped = spawnSync(process.execPath, [CLI, "run", "--pointer", sb.pointer, "--", ...command], { cwd: sb.dir, env: sb.env, input: "hello\n", encoding: "utf8", timeout: WAIT_MS });
+    expect({ status: piped.status, stdout: piped.stdout, stderr: piped.stderr }).toEqual({ status: 3, stdout: "6\n", stderr: "to-stderr\n" });
+    expect({ status: bare.status, stdout: bare.stdout, stderr: bare.stderr }).toEqual({ status: piped.status, stdout: piped.stdout, stderr: piped.stderr });
+  });
+
+  it("ends: in a PTY (--pty), an agent reading to the end of its input gets end-of-file, after a line in progress too; one in raw mode gets no ^D", async () => {
+    const sb = cleanup.sandbox();
+    const piped = (input: string, command: string[]) => spawnSync(process.execPath, [CLI, "run", "--pty", "--pointer", sb.pointer, "--", ...command], { cwd: sb.dir, env: sb.env, input, encoding: "utf8", timeout: WAIT_MS });
     // The PTY echoes what it is given, as a terminal would, before the agent's answer.
     expect(piped("hello\n", ["wc", "-c"])).toMatchObject({ status: 0, stdout: "hello\r\n6\r\n" });
     expect(piped("abc", ["wc", "-c"])).toMatchObject({ status: 0, stdout: "abc3\r\n" });
@@ -49,7 +58,7 @@ describe("input that is not a terminal", () => {
     const late = piped("", ["sh", "-c", "sleep 0.5; stty raw -echo; timeout --foreground 1 dd bs=1 count=1 status=none | od -An -c; stty sane; echo end"]);
     expect(late).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\s*end\r?\n$/) as unknown });
     // Raw mode, as a TUI reads keys: the input ends once it is in raw mode; the bytes arrive, no ^D.
-    const raw = spawn(process.execPath, [CLI, "run", "--pointer", sb.pointer, "--", "sh", "-c", "stty raw -echo; echo ready; timeout --foreground 2 dd bs=1 count=3 status=none | od -An -c; stty sane"], { cwd: sb.dir, env: sb.env, stdio: ["pipe", "pipe", "pipe"] });
+    const raw = spawn(process.execPath, [CLI, "run", "--pty", "--pointer", sb.pointer, "--", "sh", "-c", "stty raw -echo; echo ready; timeout --foreground 2 dd bs=1 count=3 status=none | od -An -c; stty sane"], { cwd: sb.dir, env: sb.env, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     raw.stdout.on("data", (chunk: Buffer) => void (out += chunk.toString("utf8")));
     const exited = once(raw, "exit");
@@ -104,10 +113,10 @@ describe("errors name what failed, the path, and why in words", () => {
     const sb = cleanup.sandbox();
     const missing = "/proc/sessionpin-nope";
     const ran = cli(sb, ["run", "--log", `${missing}/run.log`, "--record", `${missing}/run.cast`, "--", "sh", "-c", "echo ran"], { XDG_STATE_HOME: missing, XDG_CACHE_HOME: missing });
-    expect([ran.status, ran.stdout]).toEqual([0, "ran\r\n"]);
+    expect([ran.status, ran.stdout]).toEqual([0, "ran\n"]);
     expect(ran.stderr).toBe(`sessionpin: cannot write ${missing}/run.cast (no such file or folder): running the agent without it\n`);
     const pinned = cli(sb, ["run", "--agent", "claude", "--", "sh", "-c", "echo pinned"], { XDG_STATE_HOME: missing });
-    expect([pinned.status, pinned.stdout]).toEqual([0, "pinned\r\n"]);
+    expect([pinned.status, pinned.stdout]).toEqual([0, "pinned\n"]);
     expect(pinned.stderr).toMatch(new RegExp(`^sessionpin: cannot use ${missing}/sessionpin/claude/\\w+\\.json \\(no such file or folder\\): running the agent without pinning its session\n$`));
   });
 

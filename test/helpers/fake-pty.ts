@@ -1,4 +1,4 @@
-import type { AgentPty, ExitStatus } from "../../src/pty/host.js";
+import type { AgentPty, ExitStatus, OutputStream } from "../../src/pty/host.js";
 import type { Screen } from "../../src/resume/attempt.js";
 
 /**
@@ -10,7 +10,7 @@ export class FakeAgent implements AgentPty {
   readonly typed: string[] = [];
   readonly signals: NodeJS.Signals[] = [];
   paused = false;
-  #listener: ((chunk: Buffer) => void) | undefined;
+  #listener: ((chunk: Buffer, stream: OutputStream) => void) | undefined;
   #exit: ((status: ExitStatus) => void) | undefined;
   readonly exited = new Promise<ExitStatus>((resolve) => void (this.#exit = resolve));
 
@@ -26,7 +26,7 @@ export class FakeAgent implements AgentPty {
     this.signals.push(signal);
   }
 
-  onData(listener: (chunk: Buffer) => void): void {
+  onData(listener: (chunk: Buffer, stream: OutputStream) => void): void {
     this.#listener = listener;
   }
 
@@ -38,9 +38,9 @@ export class FakeAgent implements AgentPty {
     this.paused = false;
   }
 
-  /** The agent prints `text`. */
-  print(text: string): void {
-    this.#listener?.(Buffer.from(text));
+  /** The agent prints `text`, on stdout unless said (an agent on pipes has two outputs). */
+  print(text: string, stream: OutputStream = "stdout"): void {
+    this.#listener?.(Buffer.from(text), stream);
   }
 
   end(exitCode: number, signal = 0): void {
@@ -70,6 +70,9 @@ export class FakeScreen implements Screen {
   full = false;
   /** Whether sessionpin's own stdin is a terminal (agentapi's PTY) or a pipe (CI). */
   isTTY = true;
+  /** Whether the agent's stdout and stderr reach the caller apart (pipes): then `stderr` gets the latter. */
+  streamsApart = false;
+  readonly stderr: Buffer[] = [];
   onResize(): void {}
   onDrain(): void {}
   size(): { cols: number; rows: number } {
@@ -77,8 +80,8 @@ export class FakeScreen implements Screen {
   }
   attach(): void {}
   detach(): void {}
-  write(chunk: Buffer): boolean {
-    this.shown.push(chunk);
+  write(chunk: Buffer, stream: OutputStream = "stdout"): boolean {
+    (stream === "stderr" && this.streamsApart ? this.stderr : this.shown).push(chunk);
     return !this.full;
   }
 }

@@ -13,9 +13,25 @@ describe("message fingerprints", () => {
 
   it("tell a message the session had from a new one, byte for byte", () => {
     const pointer = { ...base, messages: withMessage([], fingerprint("fix the build"), AT) };
-    expect(alreadyHad(pointer, fingerprint("fix the build"))).toBe(true);
-    expect(alreadyHad(pointer, fingerprint("fix the build "))).toBe(false);
-    expect(alreadyHad(base, fingerprint("fix the build"))).toBe(false);
+    expect(alreadyHad(pointer, fingerprint("fix the build"), false)).toBe(true);
+    expect(alreadyHad(pointer, fingerprint("fix the build "), false)).toBe(false);
+    expect(alreadyHad(base, fingerprint("fix the build"), false)).toBe(false);
+  });
+
+  it("by text, count only the last message as had: a retry; \"yes\", \"no\", \"yes\" are three messages", () => {
+    let messages = withMessage([], fingerprint("yes"), AT);
+    messages = withMessage(messages, fingerprint("no"), AT);
+    const pointer = { ...base, messages };
+    expect(alreadyHad(pointer, fingerprint("no"), false)).toBe(true);
+    expect(alreadyHad(pointer, fingerprint("yes"), false)).toBe(false);
+  });
+
+  it("by chat ID, count any of the last 50 as had: a redelivery, however late", () => {
+    let messages = withMessage([], fingerprint("yes", "1001"), AT);
+    messages = withMessage(messages, fingerprint("no", "1002"), AT);
+    const pointer = { ...base, messages };
+    expect(alreadyHad(pointer, fingerprint("yes", "1001"), true)).toBe(true);
+    expect(alreadyHad(pointer, fingerprint("yes", "1003"), true)).toBe(false);
   });
 
   it("with a message ID, are the ID's: the same text under two IDs is two messages, and no text is taken for an ID", () => {
