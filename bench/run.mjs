@@ -16,6 +16,7 @@ import { durable } from "./sections/durable.mjs";
 import { install } from "./sections/install.mjs";
 import { latency } from "./sections/latency.mjs";
 import { replay } from "./sections/replay.mjs";
+import { pipes } from "./sections/pipes.mjs";
 import { shims } from "./sections/shims.mjs";
 import { startup } from "./sections/startup.mjs";
 import { stress } from "./sections/stress.mjs";
@@ -25,7 +26,7 @@ const USAGE = `Usage: npm run bench [-- options]
 
   (no option)          sections 1-5 at the issue's sizes, quiet and busy (about 22 minutes on 2 cores)
   --stress             the kill test only (section 6; 1000 kills, about 5-10 minutes)
-  --only LIST          comma-separated: throughput,latency,durable,replay,startup,install,shims,stress
+  --only LIST          comma-separated: throughput,latency,durable,replay,startup,install,shims,pipes,stress
   --load LIST          passes, comma-separated: quiet (nothing added) and busy (children/busy keeps
                        one core busy throughout); default quiet,busy. The stress test runs once.
   --wait-quiet N       before the quiet pass, wait up to N seconds for the 1-minute load average
@@ -44,7 +45,8 @@ const USAGE = `Usage: npm run bench [-- options]
   --profile-run-mb N   throughput: MB for a node --cpu-prof run of \`sessionpin run\`, 0 = none (default 64)
   --startup-runs N     start-up: runs per side (default 30)
   --install-runs N     install: offline installs of the packed tarball (default 5)
-  --shim-runs N        shims: paired rounds of bare and shimmed calls (default 30)
+  --shim-runs N        shims and pipes: paired rounds of bare calls and calls through sessionpin
+                       (default 30; pipes' flood: a fifth as many rounds, at least 3, of --mb)
   --kills N            stress: kills (default 1000)
   --seed N             stress: seed of the kill moments (default 1)
   --dist DIR           measure another build of sessionpin (e.g. a copy of dist/ from before a
@@ -73,7 +75,7 @@ const settings = {
   replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3), installRuns: num("install-runs", 5, 1), shimRuns: num("shim-runs", 30, 3),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
-const ALL = ["throughput", "latency", "durable", "replay", "startup", "install", "shims", "stress"];
+const ALL = ["throughput", "latency", "durable", "replay", "startup", "install", "shims", "pipes", "stress"];
 const chosen = o.only ? o.only.split(",").map((s) => s.trim()) : o.stress ? ["stress"] : ALL.filter((s) => s !== "stress");
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${ALL.join(", ")})`);
 const LOADS = ["quiet", "busy"];
@@ -114,6 +116,7 @@ const runners = {
   startup: () => startup({ runs: settings.startupRuns, say }),
   install: () => install({ runs: settings.installRuns, say }),
   shims: () => shims({ runs: settings.shimRuns, say }),
+  pipes: () => pipes({ runs: settings.shimRuns, mb: settings.mb, say }),
   // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/resume/pin.ts); 10 runs of
   // at most 4 new IDs each stay below that, so every ID seen confirmed must still be in it.
   stress: () => stress({ kills: settings.kills, seed: settings.seed, reset: 10, say }),

@@ -3,7 +3,7 @@
  * directly, as a host like agentapi would) or through `sessionpin run` (our PTY holds sessionpin,
  * sessionpin's PTY holds the child). Same size, env and reader code in both cases.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, constants, cpSync, existsSync, mkdtempSync, openSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -127,4 +127,12 @@ export function exited(p) {
 }
 
 export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** A whole call, as a CI step makes it (pipes, stdin empty): its time in ms, whether it exited 0, its stdout. */
+export function timed(file, args, env, cwd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(file, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { ms, ok: r.status === 0 && r.error === undefined, out: r.stdout };
+}
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

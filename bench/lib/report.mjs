@@ -140,6 +140,12 @@ function sectionRows(s) {
     rows.push(row("shims", "9 one-shot amp -x through its PATH shim, p50", `bare ${f1(p.oneShot.bareP50Ms)} ms`, `${f1(p.oneShot.shimP50Ms)} ms`, `${sign(p.oneShot.addedP50Ms, f1)} ms`, "(reported)", undefined));
     rows.push(row("shims", "9 every call ran, --version bytes the same", "—", p.problems.length === 0 ? "yes" : `${p.problems.length} problems`, p.problems[0] ?? "yes", "all", p.problems.length === 0, true));
   }
+  const q = s.pipes;
+  if (q && !q.error) {
+    rows.push(row("pipes", `10 one-shot sessionpin run on pipes, p50 (${q.runs} pairs)`, `bare ${f1(q.oneShot.bareP50Ms)} ms`, `${f1(q.oneShot.runP50Ms)} ms`, `${sign(q.oneShot.addedP50Ms, f1)} ms`, "(reported)", undefined));
+    rows.push(row("pipes", `10 ${q.flood.mb} MB on pipes, median of ${q.flood.pairs} rounds`, `Node relay ${f1(q.flood.mbps.relay)} MB/s (bare ${f1(q.flood.mbps.bare)})`, `${f1(q.flood.mbps.run)} MB/s`, `${f2(q.flood.runVsRelay)} of relay`, "(reported)", undefined));
+    rows.push(row("pipes", "10 every call and flood ran whole", "—", q.problems.length === 0 ? "yes" : `${q.problems.length} problems`, q.problems[0] ?? "yes", "all", q.problems.length === 0, true));
+  }
   const k = s.stress;
   if (k && !k.error) {
     const bad = k.invalid + k.tornReads;

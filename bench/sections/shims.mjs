@@ -2,34 +2,16 @@
  * (9) PATH shims: what a shim adds to a call, as whatever calls the agent by name sees it, from
  * the spawn to the exit: `amp --version` (no conversation: the shim hands it straight on) and a
  * one-shot `amp -x MSG --stream-json` (through `sessionpin run`: a cold start first, then warm
- * ones that resume the thread). The agent is a shell script that answers at once, so the figure is
- * the shim's own. Paired rounds in a shuffled order: the median of each round's difference.
+ * ones that resume the thread). The agent is children/amp-answer, a shell script that answers at
+ * once, so the figure is the shim's own. Paired rounds in a shuffled order: the median of each
+ * round's difference.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { benchEnv, cli, tempDir } from "../lib/host.mjs";
+import { CHILDREN, benchEnv, cli, tempDir, timed } from "../lib/host.mjs";
 import { median, percentile } from "../lib/stats.mjs";
 import { seeded } from "../../test/helpers/seeded.mjs";
-
-const THREAD = "T-0199a3b2-7c1d-7e40-9d3f-1a2b3c4d5e6f";
-
-// Amp's answers, as 0.0.1790142911 prints them: its version, and the stream-json of one turn
-// (init, then the result that confirms the thread), for a new thread or `threads continue <id>`.
-const FAKE_AMP = `#!/bin/sh
-case "$1" in
-  --version) printf '0.0.1790142911-g7618fb (released 2026-11-22T03:15:11.000Z, 6d ago)\\n'; exit 0 ;;
-esac
-printf '{"type":"system","subtype":"init","cwd":"%s","session_id":"${THREAD}","tools":[],"mcp_servers":[]}\\n' "$PWD"
-printf '{"type":"result","subtype":"success","duration_ms":5,"is_error":false,"num_turns":1,"result":"ok","session_id":"${THREAD}"}\\n'
-`;
-
-function timed(file, args, env, cwd) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(file, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { ms, ok: r.status === 0 && r.error === undefined, out: r.stdout };
-}
 
 export async function shims({ runs, say }) {
   const dir = tempDir("shims");
@@ -38,8 +20,7 @@ export async function shims({ runs, say }) {
   const work = join(dir, "work");
   mkdirSync(bin);
   mkdirSync(work);
-  writeFileSync(join(bin, "amp"), FAKE_AMP);
-  chmodSync(join(bin, "amp"), 0o755);
+  symlinkSync(join(CHILDREN, "amp-answer"), join(bin, "amp"));
   const env = { ...benchEnv(dir), HOME: dir, PATH: `${shimDir}:${bin}:${process.env.PATH}` };
   const install = spawnSync(process.execPath, [cli(), "shim", "install", "amp", "--dir", shimDir], { env, encoding: "utf8", timeout: 30_000 });
   if (install.status !== 0) throw new Error(`shim install failed: ${install.stderr}`);
