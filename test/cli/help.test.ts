@@ -4,7 +4,7 @@
  * (replay without --plugin in README, explain without --jobs, no -h/--help in several).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,7 +21,8 @@ import { CLI, ROOT } from "../helpers/sandbox.js";
 
 type Options = Readonly<Record<string, { readonly type: string; readonly short?: string }>>;
 
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+// The README and the documents it links: a command's synopsis is in one of them.
+const README = ["README.md", ...readdirSync(join(ROOT, "docs")).map((name) => join("docs", name))].map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
 
 // The README line that gives each command's synopsis (explain's says "same inputs and options").
 const commands: ReadonlyArray<{ name: string; options: Options; synopsis?: RegExp }> = [
