@@ -1,5 +1,4 @@
 /** JSON objects from agent output and agent files, without ever throwing: shared by the plugins and the engine. */
-import { readFileSync } from "node:fs";
 
 /** The line as a JSON object, or undefined when it is anything else (never throws). */
 export function parseJsonObject(text: string): Record<string, unknown> | undefined {
@@ -23,13 +22,4 @@ export function valueAt(object: Readonly<Record<string, unknown>>, path: string)
     current = (current as Record<string, unknown>)[key];
   }
   return current;
-}
-
-/** A file holding one JSON object (an agent's pid file or settings), or undefined (never throws). */
-export function readJsonObject(path: string): Record<string, unknown> | undefined {
-  try {
-    return parseJsonObject(readFileSync(path, "utf8"));
-  } catch {
-    return undefined;
-  }
 }

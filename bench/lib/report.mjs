@@ -146,6 +146,24 @@ function sectionRows(s) {
     rows.push(row("pipes", `10 ${q.flood.mb} MB on pipes, median of ${q.flood.pairs} rounds`, `Node relay ${f1(q.flood.mbps.relay)} MB/s (bare ${f1(q.flood.mbps.bare)})`, `${f1(q.flood.mbps.run)} MB/s`, `${f2(q.flood.runVsRelay)} of relay`, "(reported)", undefined));
     rows.push(row("pipes", "10 every call and flood ran whole", "—", q.problems.length === 0 ? "yes" : `${q.problems.length} problems`, q.problems[0] ?? "yes", "all", q.problems.length === 0, true));
   }
+  const st = s.stores;
+  if (st && !st.error) {
+    for (const [agent, bySize] of Object.entries(st.agents)) {
+      const sizes = Object.keys(bySize).map(Number).sort((a, b) => a - b);
+      for (const size of sizes) {
+        const f = bySize[size];
+        const n = size.toLocaleString("en");
+        rows.push(row("stores", `11 plan -- ${agent}, ${n} entries in its store, p50 (${st.runs} pairs)`, `empty ${f1(f.plan.emptyP50)} ms`, `${f1(f.plan.p50)} ms`, `${sign(f.plan.addedP50, f1)} ms`, "<= empty + 15 ms", f.plan.addedP50 <= 15));
+        if (agent === "codex") rows.push(row("stores", "11 … plan, first look-up (nothing remembered: the day folders of the ID's date)", `empty ${f1(f.planFirst.emptyP50)} ms`, `${f1(f.planFirst.p50)} ms`, `${sign(f.planFirst.addedP50, f1)} ms`, "<= empty + 15 ms", f.planFirst.addedP50 <= 15));
+        rows.push(row("stores", `11 … plan, the session gone (a bounded search; says ${f.goneMode})`, `empty ${f1(f.planGone.emptyP50)} ms`, `${f1(f.planGone.p50)} ms`, `${sign(f.planGone.addedP50, f1)} ms`, "(reported)", undefined));
+        rows.push(row("stores", `11 … warm run -- ${agent} (look-up, the watch's listing, pointer written)`, `empty ${f1(f.warm.emptyP50)} ms`, `${f1(f.warm.p50)} ms`, `${sign(f.warm.addedP50, f1)} ms`, "<= empty + 15 ms", f.warm.addedP50 <= 15));
+      }
+      const looks = sizes.map((size) => bySize[size].watch.lookUs);
+      const [least, most] = [looks[0], looks.at(-1)];
+      rows.push(row("stores", `11 store watch (${agent}): one look while the agent runs, at ${sizes.map((z) => z.toLocaleString("en")).join(" / ")} entries`, `before the spawn ${sizes.map((z) => f2(bySize[z].watch.beforeMs)).join(" / ")} ms`, `${looks.map((u) => f1(u)).join(" / ")} µs`, `${f2(most / least)}x from the smallest to the largest`, "flat: <= 2x + 50 µs", most <= 2 * least + 50));
+    }
+    rows.push(row("stores", "11 every plan of a stored session warm, every store command exit 0", "—", st.problems.length === 0 ? "yes" : `${st.problems.length} problems`, st.problems[0] ?? "yes", "all", st.problems.length === 0, true));
+  }
   const k = s.stress;
   if (k && !k.error) {
     const bad = k.invalid + k.tornReads;

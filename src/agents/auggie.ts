@@ -154,6 +154,7 @@ export const auggie: AgentPlugin = {
     where: (context) => [{ dir: sessionsDir(context), depth: 0 }],
     movedBy: ["--augment-cache-dir"],
     name: new RegExp(`^(?<id>${UUID})\\.json$`),
+    entryName: (id) => `${id}.json`,
     wholeId: true,
     // One folder for every workspace. 0.36.0 writes the file pretty-printed: `sessionId`,
     // `created`, `modified`, then `chatHistory`, whose first exchange holds the first message twice

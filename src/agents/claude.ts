@@ -179,6 +179,7 @@ export const claude: AgentPlugin = {
     rule: "transcript",
     where: (context) => [{ dir: join(configDir(context), "projects", context.cwd.replace(/[^A-Za-z0-9]/g, "-")), depth: 0 }],
     name: new RegExp(`^(?<id>${UUID})\\.jsonl$`),
+    entryName: (id) => `${id}.jsonl`,
     wholeId: true,
   },
   // While it runs (>= 2.1.10x): sessions/<pid>.json, which also follows /clear to the new session.

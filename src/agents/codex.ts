@@ -86,10 +86,23 @@ function parse(args: readonly string[]): CodexArgs {
   return { tokens, exec, command: own.command, target, message: [...lead, ...own.after.slice(last ? 0 : 1)] };
 }
 
+/** The prompt is `-`: Codex reads it from stdin. */
+const fromStdin = (message: readonly string[]): boolean => message.length === 1 && message[0] === "-";
+
 /** `$CODEX_HOME/sessions` (default ~/.codex), where Codex files its rollouts by local date. */
 const sessionsRoot = (context: RunContext): string => join(context.env["CODEX_HOME"] || join(context.home, ".codex"), "sessions");
 const dayFolder = (root: string, day: Date): string =>
   join(root, String(day.getFullYear()), String(day.getMonth() + 1).padStart(2, "0"), String(day.getDate()).padStart(2, "0"));
+const DAY_MS = 86_400_000;
+// Codex 0.169 mints its thread IDs as UUIDv7 (`01a20545-5996-7863-…`): the first 48 bits are the
+// Unix milliseconds of the thread's start, when its rollout is filed.
+const V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** When a UUIDv7 was minted, in Unix milliseconds; undefined for other IDs. */
+export function uuidV7Time(id: string): number | undefined {
+  const match = V7.exec(id);
+  return match === null ? undefined : Number.parseInt(`${match[1]}${match[2]}`, 16);
+}
 
 const data = definePlugin({
   name: "codex",
@@ -148,18 +161,24 @@ export const codex: AgentPlugin = {
     const via = [...(exec ? ["exec"] : []), command, ...(hasOption(tokens, ["--last"]) ? ["--last"] : target === undefined ? [] : [target])].join(" ");
     return command === "resume" && target !== undefined && data.grammar.test(target) ? { id: target, via } : { via };
   },
+  // `codex exec … -` carries no message: 0.169 reads its prompt from stdin ("-" or none, `codex
+  // exec --help`). Taken for the message, "-" made every later call a repeat (exit 4, the piped
+  // message never delivered; test/interop/pipes-1.interop.ts).
   invocation(args) {
     const { exec, message } = parse(args);
-    return { message: message.length > 0 ? message.join(" ") : undefined, oneShot: exec };
+    return { message: message.length > 0 && !fromStdin(message) ? message.join(" ") : undefined, oneShot: exec };
   },
   coldArgs(args, prompt) {
     const parsed = parse(args);
     if (prompt === undefined) return { args: [...args], promptVia: "pty" };
-    if (parsed.message.length > 0) return { args: [...args], promptVia: "none" };
+    // The message sessionpin read from stdin (no terminal) goes where Codex would have read it.
+    const dash = fromStdin(parsed.message);
+    if (parsed.message.length > 0 && !dash) return { args: [...args], promptVia: "none" };
+    const rest = dash ? render(parsed.tokens.filter((t) => t.kind !== "positional" || t.value !== "-")) : [...args];
     // Codex takes the first prompt as its positional `[PROMPT]`, interactive or exec; one that starts
     // with `-` would be read as an option without the `--`.
     const separated = parsed.tokens.some((t) => t.kind === "separator") || !prompt.startsWith("-");
-    return { args: [...args, ...(separated ? [] : ["--"]), prompt], promptVia: "argv" };
+    return { args: [...rest, ...(separated ? [] : ["--"]), prompt], promptVia: "argv" };
   },
   // Interactive: `codex [opts] resume <id>`; exec: `codex exec [opts] resume <id>`, to which
   // coldArgs adds the message to deliver.
@@ -180,6 +199,18 @@ export const codex: AgentPlugin = {
     },
     // A session of any age, before a warm start: every YYYY/MM/DD folder.
     everywhere: (context) => [{ dir: sessionsRoot(context), depth: 3 }],
+    // The day folders of the thread's start, from its UUIDv7 and from when sessionpin captured it
+    // (seconds after the start, or later for a session resumed by its ID): a day either side, as
+    // Codex files by the local date of a machine whose time zone may not be this process's.
+    likely(context, id, { capturedAt }) {
+      const root = sessionsRoot(context);
+      const days = new Set<string>();
+      for (const at of [uuidV7Time(id), capturedAt?.getTime()]) {
+        if (at === undefined || !Number.isFinite(at)) continue;
+        for (const shift of [0, -1, 1]) days.add(dayFolder(root, new Date(at + shift * DAY_MS)));
+      }
+      return [...days].map((dir) => ({ dir, depth: 0 }));
+    },
     name: new RegExp(`^rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-(?<id>${UUID})\\.jsonl$`),
     wholeId: true,
     // Line 1 is `{"type":"session_meta","payload":{"id":…,"cwd":…,"source":"cli"|"exec"|…}}`; a

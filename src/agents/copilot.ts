@@ -125,6 +125,7 @@ export const copilot: AgentPlugin = {
     where: (context) => [{ dir: join(context.env["COPILOT_HOME"] ?? join(context.home, ".copilot"), "session-state"), depth: 0 }],
     movedBy: ["--config-dir"],
     name: new RegExp(`^(?<id>${UUID})$`),
+    entryName: (id) => id,
     wholeId: true,
     inner: "events.jsonl",
     // One store for every folder. 1.0.102 makes `<uuid>/` when the session starts (the TUI before

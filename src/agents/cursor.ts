@@ -112,6 +112,7 @@ export const cursor: AgentPlugin = {
       ];
     },
     name: new RegExp(`^(?<id>${UUID})$`),
+    entryName: (id) => id,
     wholeId: true,
   },
 };

@@ -1,6 +1,7 @@
 import { basename, join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { readJsonObject, valueAt } from "../json.js";
+import { valueAt } from "../json.js";
+import { readJsonFileSync } from "../engine/store-files.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
 
@@ -178,10 +179,10 @@ export const gemini: AgentPlugin = {
   },
   advice(context) {
     const root = join(context.env["GEMINI_CLI_HOME"] || context.home, ".gemini");
-    const settings = readJsonObject(join(root, "settings.json")) ?? {};
+    const settings = readConfig(join(root, "settings.json")) ?? {};
     const retention = valueAt(settings, "general.sessionRetention.enabled");
     const auth = valueAt(settings, "security.auth.selectedType");
-    const trusted = readJsonObject(join(root, "trustedFolders.json"))?.[context.cwd];
+    const trusted = readConfig(join(root, "trustedFolders.json"))?.[context.cwd];
     return [
       // 0.61 deletes every file of a session id8 when another session in the folder starts
       // (its retention clean-up), the pinned conversation included.
@@ -205,9 +206,18 @@ export const gemini: AgentPlugin = {
  * `-`; a taken slug gets `-1`, `-2`, …, which only projects.json tells).
  */
 export function projectOf(root: string, cwd: string): string {
-  // No registry yet, or one being rewritten: the slug it will claim.
-  const projects = readJsonObject(join(root, "projects.json"))?.["projects"];
+  // No registry yet, or one being rewritten: the slug it will claim. A FIFO or a link to a device
+  // there is none either: read before the agent starts, it would hold the start, or fill memory.
+  const projects = readConfig(join(root, "projects.json"))?.["projects"];
   const slug = typeof projects === "object" && projects !== null ? (projects as Record<string, unknown>)[cwd] : undefined;
   if (typeof slug === "string" && slug !== "" && !slug.includes("/") && slug !== "..") return slug;
   return basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
+}
+
+/**
+ * One of Gemini's JSON files under ~/.gemini, as a small regular file (a link to one is followed:
+ * dotfiles are often links), or undefined. 4 MiB holds a projects.json of tens of thousands of folders.
+ */
+function readConfig(path: string): Record<string, unknown> | undefined {
+  return readJsonFileSync(path, { maxBytes: 4 * 1024 * 1024, follow: true });
 }

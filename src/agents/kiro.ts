@@ -78,6 +78,7 @@ export const kiro: AgentPlugin = {
     rule: "kiro-sessions",
     where: (context) => [{ dir: join(context.home, ".kiro", "sessions", "cli"), depth: 0 }],
     name: new RegExp(`^(?<id>${UUID})\\.json$`),
+    entryName: (id) => `${id}.json`,
     wholeId: true,
     belongs(head, context) {
       try {

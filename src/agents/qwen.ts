@@ -165,6 +165,7 @@ export const qwen: AgentPlugin = {
     // `chats/<uuid>.jsonl`, written at the first turn. The `<uuid>.runtime.json` next to it
     // (pid, session_id, work_dir) exists from start-up, before anything can be resumed: not taken.
     name: new RegExp(`^(?<id>${UUID})\\.jsonl$`),
+    entryName: (id) => `${id}.jsonl`,
     wholeId: true,
     // Folder names are not unique (`/a-b` and `/a/b` share one); every line of the file names
     // its cwd: `{"uuid":…,"sessionId":…,"type":"user","cwd":"/work/app",…}`.

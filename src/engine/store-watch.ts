@@ -1,27 +1,35 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { Clock, Timer } from "../clock.js";
-import { readJsonObject, valueAt } from "../json.js";
+import { valueAt } from "../json.js";
+import { rememberEntry } from "../state/store-index.js";
 import type { Candidate, IdSource } from "./source.js";
-import { listEntries, namesSession } from "./store-lookup.js";
+import { holdsSession, list, listSync, StoreFolders, type Pending } from "./store-folders.js";
+import { folderStamp, folderStampSync, kindOfPath, kindOfSync, readJsonFile, readJsonFileSync, readSpan, readSpanSync, type EntryKind, type Span } from "./store-files.js";
 import type { Pinned } from "./tracker.js";
 import type { AgentPlugin, IdState, RunContext } from "../agents/types.js";
 
 const POLL_MS = 500;
-const HEAD_BYTES = 64 * 1024;
 const LOG_BYTES_PER_POLL = 1024 * 1024;
+const PID_FILE_BYTES = 64 * 1024;
 
 /**
  * Watches where the agent keeps its sessions while it runs: its pid file (Claude's
- * sessions/<pid>.json) and its session store. An entry for the pinned ID confirms it (there is
- * now something to resume). An entry that was not there when the agent started is the session
- * it is in now: it captures the ID, or moves the pin after a fork or `/clear`. Two agents of one
- * kind in one folder share a store; that is what `belongs` and the pointer lock narrow down.
+ * sessions/<pid>.json), its session store and its session log. An entry for the pinned ID confirms
+ * it (there is now something to resume). An entry that was not there when the agent started is the
+ * session it is in now: it captures the ID, or moves the pin after a fork or `/clear`. Two agents
+ * of one kind in one folder share a store; that is what `belongs` and the pointer lock narrow down.
+ *
+ * What a look costs does not grow with the store: a folder is listed again only when its stamp
+ * (mtime, ctime, size, link count) changed, which a new entry does; only new entries are looked
+ * at, and a new entry's head is read until it says whose session it is, and again only when the
+ * file changed. The looks while the agent runs read off the thread that relays its bytes; the one
+ * before the spawn and the last one, after the exit, read at once. Nothing is read that is not a
+ * regular file, nor through a link, and nothing is taken that is not a file or a folder.
  */
 export class StoreWatch {
   #timer: Timer | undefined;
-  #baseline = new Set<string>();
-  readonly #reported = new Set<string>();
+  /** Bumped by stop(): a look still under way then is dropped, unseen. */
+  #turn = 0;
+  readonly #folders: StoreFolders | undefined;
   /** How far the session log was read, and a line not yet ended. */
   #logOffset = 0;
   #logRest = "";
@@ -40,7 +48,9 @@ export class StoreWatch {
      * thread's `--key`), and taking it would merge the two conversations.
      */
     private readonly oneShot = false,
-  ) {}
+  ) {
+    this.#folders = plugin.store && new StoreFolders(plugin.store, context, () => clock.now());
+  }
 
   get needed(): boolean {
     return this.plugin.store !== undefined || this.plugin.pidFile !== undefined || this.plugin.sessionLog !== undefined;
@@ -49,51 +59,159 @@ export class StoreWatch {
   /**
    * Call before the spawn: what the store holds then belongs to earlier runs. Taken after it, an
    * agent that writes its session file as it starts could beat the look, and its session would
-   * count as an earlier run's.
+   * count as an earlier run's. The one look that lists every watched folder, as names only.
    */
   before(): void {
-    this.#baseline = new Set(this.#entries().map((entry) => entry.path));
+    const folders = this.#folders;
+    const queue = folders?.places() ?? [];
+    for (let i = 0; i < queue.length; i++) {
+      const place = queue[i];
+      if (folders === undefined || place === undefined) continue;
+      const stamp = folderStampSync(place.dir);
+      const listing = stamp === undefined ? ({ kind: "missing" } as const) : listSync(place);
+      const folder = folders.folder(place, listing);
+      folders.took(folder, stamp, listing);
+      queue.push(...folders.below(folder));
+    }
     const log = this.plugin.sessionLog;
-    if (log !== undefined) this.#logOffset = sizeOf(log.path(this.context));
+    if (log !== undefined) {
+      const span = readSpanSync(log.path(this.context), 0, { maxBytes: 0 });
+      this.#logOffset = typeof span === "object" ? span.size : 0;
+    }
   }
 
-  /** Polls the running agent's pid file and the store until `stop`. */
+  /** Looks at the running agent's pid file, store and log every POLL_MS until `stop`, one look at a time. */
   start(pid: number): void {
+    const turn = this.#turn;
     const tick = (): void => {
-      this.poll(pid);
-      this.#timer = this.clock.setTimeout(tick, POLL_MS);
+      void this.#look(pid, turn).catch(() => undefined).then(() => {
+        if (this.#turn === turn) this.#timer = this.clock.setTimeout(tick, POLL_MS);
+      });
     };
     this.#timer = this.clock.setTimeout(tick, POLL_MS);
   }
 
-  /** Stops polling after one last look (agents write their transcript as they exit). */
+  /** Stops looking, after one last look at once (agents write their transcript as they exit). */
   stop(pid: number): void {
+    this.#turn++;
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.poll(pid);
   }
 
+  /** One look, at once. */
   poll(pid: number): void {
-    const { pidFile } = this.plugin;
-    if (pidFile !== undefined) {
-      const id = valueAt(readJsonObject(pidFile.path(pid, this.context)) ?? {}, pidFile.field);
-      if (typeof id === "string") this.#offer("pid-file", pidFile.rule, "provisional", id);
+    const folders = this.#folders;
+    if (folders !== undefined) {
+      const queue = folders.places();
+      for (let i = 0; i < queue.length; i++) {
+        const place = queue[i];
+        if (place === undefined) continue;
+        const folder = folders.folder(place);
+        const stamp = folderStampSync(folder.dir);
+        if (folders.due(folder, stamp)) folders.listed(folder, stamp, stamp && listSync(folder));
+        queue.push(...folders.below(folder));
+      }
+      const pinned = this.#pinnedEntry(folders);
+      if (pinned !== undefined) this.#confirm(pinned, kindOfSync(pinned.path));
+      for (const entry of this.#dueEntries(folders)) {
+        entry.kind ??= kindOfSync(entry.path);
+        const next = folders.next(entry);
+        if (next === "take") this.#offerEntry(entry.id, entry.path);
+        if (next !== "read") continue;
+        const { path, maxBytes } = folders.head(entry);
+        if (folders.belongs(entry, readSpanSync(path, 0, { maxBytes }, entry.stamp))) this.#offerEntry(entry.id, entry.path);
+      }
     }
-    for (const entry of this.#entries()) this.#judgeEntry(entry);
-    this.#readLog();
+    const { pidFile, sessionLog } = this.plugin;
+    if (pidFile !== undefined) this.#pidFileSays(readJsonFileSync(pidFile.path(pid, this.context), { maxBytes: PID_FILE_BYTES }));
+    if (sessionLog !== undefined) this.#logSays(readSpanSync(sessionLog.path(this.context), this.#logOffset, { maxBytes: LOG_BYTES_PER_POLL }));
   }
 
-  #readLog(): void {
+  /** One look off the thread, as poll() takes at once; dropped as soon as stop() has run. */
+  async #look(pid: number, turn: number): Promise<void> {
+    const live = (): boolean => this.#turn === turn;
+    const folders = this.#folders;
+    if (folders !== undefined) {
+      const queue = folders.places();
+      for (let i = 0; i < queue.length; i++) {
+        const place = queue[i];
+        if (place === undefined) continue;
+        const folder = folders.folder(place);
+        const stamp = await folderStamp(folder.dir);
+        if (!live()) return;
+        if (folders.due(folder, stamp)) {
+          const listing = stamp && (await list(folder));
+          if (!live()) return;
+          folders.listed(folder, stamp, listing);
+        }
+        queue.push(...folders.below(folder));
+      }
+      const pinned = this.#pinnedEntry(folders);
+      if (pinned !== undefined) {
+        const kind = await kindOfPath(pinned.path);
+        if (!live()) return;
+        this.#confirm(pinned, kind);
+      }
+      for (const entry of this.#dueEntries(folders)) {
+        entry.kind ??= await kindOfPath(entry.path);
+        if (!live()) return;
+        const next = folders.next(entry);
+        if (next === "take") this.#offerEntry(entry.id, entry.path);
+        if (next !== "read") continue;
+        const { path, maxBytes } = folders.head(entry);
+        const head = await readSpan(path, 0, { maxBytes }, entry.stamp);
+        if (!live()) return;
+        if (folders.belongs(entry, head)) this.#offerEntry(entry.id, entry.path);
+      }
+    }
+    const { pidFile, sessionLog } = this.plugin;
+    if (pidFile !== undefined) {
+      const json = await readJsonFile(pidFile.path(pid, this.context), { maxBytes: PID_FILE_BYTES });
+      if (!live()) return;
+      this.#pidFileSays(json);
+    }
+    if (sessionLog !== undefined) {
+      const span = await readSpan(sessionLog.path(this.context), this.#logOffset, { maxBytes: LOG_BYTES_PER_POLL });
+      if (!live()) return;
+      this.#logSays(span);
+    }
+  }
+
+  /** The entry named for the pinned ID while that is still provisional: it confirms the ID once it proves to be a file or folder. */
+  #pinnedEntry(folders: StoreFolders): { id: string; path: string } | undefined {
+    const pinned = this.current();
+    if (pinned?.state !== "provisional") return undefined;
+    const path = folders.entryOf(pinned.id);
+    return path === undefined ? undefined : { id: pinned.id, path };
+  }
+
+  #confirm(entry: { id: string; path: string }, kind: EntryKind | undefined): void {
+    if (kind !== undefined && holdsSession(kind)) this.#offerEntry(entry.id, entry.path);
+  }
+
+  /** New entries to judge in this look: none in a one-shot run that has its ID (see `oneShot`). */
+  #dueEntries(folders: StoreFolders): Pending[] {
+    return this.oneShot && this.current() !== undefined ? [] : folders.dueEntries();
+  }
+
+  #pidFileSays(json: Record<string, unknown> | undefined): void {
+    const pidFile = this.plugin.pidFile;
+    const id = json === undefined || pidFile === undefined ? undefined : valueAt(json, pidFile.field);
+    if (pidFile !== undefined && typeof id === "string") this.#offer("pid-file", pidFile.rule, "provisional", id);
+  }
+
+  #logSays(span: Span | "unchanged" | undefined): void {
     const log = this.plugin.sessionLog;
-    if (log === undefined) return;
-    const { bytes, size } = readSpan(log.path(this.context), this.#logOffset, LOG_BYTES_PER_POLL);
+    if (log === undefined || typeof span !== "object") return;
     // Truncated or replaced: start again from its beginning.
-    if (size < this.#logOffset) {
+    if (span.size < this.#logOffset) {
       this.#logOffset = 0;
       this.#logRest = "";
       return;
     }
-    this.#logOffset += bytes.length;
-    const lines = (this.#logRest + bytes.toString("utf8")).split("\n");
+    this.#logOffset += span.bytes.length;
+    const lines = (this.#logRest + span.bytes.toString("utf8")).split("\n");
     this.#logRest = lines.pop() ?? "";
     for (const line of lines) {
       const id = log.created(line, this.context);
@@ -101,61 +219,15 @@ export class StoreWatch {
     }
   }
 
-  #entries(): Array<{ path: string; name: string }> {
+  /** A store entry for session `id`: offered, and remembered for the next warm start's look-up. */
+  #offerEntry(id: string, path: string): void {
     const store = this.plugin.store;
-    if (store === undefined) return [];
-    return store.where(this.context, new Date(this.clock.now())).flatMap(({ dir, depth }) => listEntries(dir, depth));
-  }
-
-  #judgeEntry(entry: { path: string; name: string }): void {
-    const store = this.plugin.store;
-    const id = store?.name.exec(entry.name)?.groups?.["id"];
-    if (store === undefined || id === undefined) return;
-    const pinned = this.current();
-    if (pinned?.state === "provisional" && namesSession(store, id, pinned.id)) {
-      this.#offer("store", store.rule, "confirmed", pinned.id);
-    }
-    if (!store.wholeId || this.#baseline.has(entry.path) || this.#reported.has(entry.path)) return;
-    if (this.oneShot && pinned !== undefined) return;
-    const head = headOf(store.inner === undefined ? entry.path : join(entry.path, store.inner), store.headBytes ?? HEAD_BYTES);
-    // Not (yet) this folder's session: looked at again on the next poll, once it has content.
-    if (store.belongs !== undefined && !store.belongs(head, this.context)) return;
-    this.#reported.add(entry.path);
+    if (store === undefined) return;
     this.#offer("store", store.rule, "confirmed", id);
+    void rememberEntry(this.context, this.plugin.name, id, path);
   }
 
   #offer(source: IdSource, rule: string, state: IdState, value: string): void {
     this.offer({ source, rule, state, value });
-  }
-}
-
-/** The file's start, up to `bytes`, as text ("" when it cannot be read). */
-function headOf(path: string, bytes: number): string {
-  return readSpan(path, 0, bytes).bytes.toString("utf8");
-}
-
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** What a file holds past `offset`, `max` bytes at most, and its size; nothing when it cannot be read. */
-function readSpan(path: string, offset: number, max: number): { bytes: Buffer; size: number } {
-  try {
-    const fd = openSync(path, "r");
-    try {
-      const size = fstatSync(fd).size;
-      if (size <= offset) return { bytes: Buffer.alloc(0), size };
-      const buffer = Buffer.alloc(Math.min(size - offset, max));
-      const read = readSync(fd, buffer, 0, buffer.length, offset);
-      return { bytes: buffer.subarray(0, read), size };
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return { bytes: Buffer.alloc(0), size: offset };
   }
 }
