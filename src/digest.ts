@@ -1,6 +1,7 @@
 import { md5 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { exactBytes } from "./bytes.js";
 
 /**
  * The hashes and names sessionpin makes before an agent starts (the pointer path's and the driver
@@ -9,9 +10,12 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
  * the same digests (pointer paths made by earlier versions stay where they were).
  */
 
-/** The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex. */
+/**
+ * The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex; a key's or message ID's bytes that were no
+ * UTF-8 are hashed as the bytes they were (src/bytes.ts), so two such keys never share a hash.
+ */
 export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+  return bytesToHex(sha256(exactBytes(text)));
 }
 
 /** The MD5 of `text`'s UTF-8 bytes, as lowercase hex: only to find a folder another program named so. */

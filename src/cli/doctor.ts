@@ -14,6 +14,7 @@ import { nextStart } from "./next-start.js";
 import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { readPointer } from "../pointer/store.js";
 import { homeOf, storeHome } from "../home.js";
+import { forTerminal } from "../explain/escape.js";
 
 export const DOCTOR_USAGE = `Usage: sessionpin doctor [--json] [--agent NAME] [--pointer PATH] [--key NAME] [--plugin FILE] [-- <agent> [args…]]
 
@@ -144,11 +145,12 @@ const COLORS: Record<CheckStatus, string> = { ok: "32", warn: "33", fail: "31", 
 function table(checks: readonly Check[], agent: string | undefined, pointer: string | undefined, color: boolean): string {
   const paint = (status: CheckStatus, text: string): string => (color ? `\x1b[${COLORS[status]}m${text}\x1b[0m` : text);
   const width = Math.max(...checks.map((check) => check.name.length));
-  const rows = checks.map((check) => `  ${paint(check.status, check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${check.detail}\n`);
+  // Details name pointers, IDs, hosts and paths from files and processes: escaped for the terminal.
+  const rows = checks.map((check) => `  ${paint(check.status, check.status.padEnd(4))}  ${check.name.padEnd(width)}  ${forTerminal(check.detail)}\n`);
   const failed = checks.filter((check) => check.status === "fail").length;
   const warned = checks.filter((check) => check.status === "warn").length;
   const verdict = failed > 0
     ? paint("fail", `${failed} check(s) failed`) + (warned > 0 ? `, ${warned} warning(s)` : "")
     : warned > 0 ? paint("warn", `no check failed, ${warned} warning(s)`) : paint("ok", "all checks passed");
-  return `sessionpin doctor${agent ? ` for ${agent}` : ""}${pointer ? `, pointer ${pointer}` : ""}\n${rows.join("")}${verdict}\n`;
+  return `sessionpin doctor${agent ? ` for ${forTerminal(agent)}` : ""}${pointer ? `, pointer ${forTerminal(pointer)}` : ""}\n${rows.join("")}${verdict}\n`;
 }

@@ -5,6 +5,7 @@ import { loadUserPlugins, type LoadedPlugins } from "../agents/user/load.js";
 import type { AgentPlugin } from "../agents/types.js";
 import { reasonOf, SessionpinError } from "../errors.js";
 import { readSmallFile } from "../files.js";
+import { exactNames, exactVariable } from "./exact-names.js";
 import { resolvePointerPath } from "../pointer/path.js";
 import { homeOf } from "../home.js";
 
@@ -74,13 +75,15 @@ export function parseWithPositionals<O extends Options>(
   env: NodeJS.ProcessEnv = process.env,
   allowed = true,
 ): { values: Values<O>; positionals: string[] } {
-  let parsed: { values: unknown; positionals: string[] };
+  let parsed: { values: unknown; positionals: string[]; tokens: ReturnType<typeof parseArgs>["tokens"] };
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: allowed, strict: true });
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: allowed, strict: true, tokens: true });
   } catch (error) {
     throw flagError(error, usage);
   }
-  return { values: fromEnvironment(parsed.values as Values<O>, options, env), positionals: parsed.positionals };
+  // This process's own command line: keys and message IDs as the bytes they were (exact-names.ts).
+  const values = env === process.env ? exactNames(argv, parsed.tokens ?? [], NAMES, parsed.values as Values<O>) : parsed.values as Values<O>;
+  return { values: fromEnvironment(values, options, env), positionals: parsed.positionals };
 }
 
 /** A flag parseArgs refused, in one line, as every error before the agent starts: the usage is a --help away. */
@@ -108,6 +111,10 @@ export function fromEnvironment<O extends Options>(values: Values<O>, options: O
     // chat thread would share one session, or no message would count as had.
     if (text === "" && NAMES.has(name)) throw new SessionpinError("usage", `sessionpin: ${variable} is set but empty (an unset variable?): give it a value, or unset it`);
     if (text === undefined || text === "") continue;
+    if (NAMES.has(name) && env === process.env && text.includes("\uFFFD")) {
+      filled[name] = exactVariable(variable, text);
+      continue;
+    }
     if (option.type === "boolean") {
       if (!/^(1|true|yes|0|false|no)$/i.test(text)) throw new SessionpinError("usage", `sessionpin: ${variable}=${text}: expected 1, true, yes, 0, false or no`);
       filled[name] = /^(1|true|yes)$/i.test(text);

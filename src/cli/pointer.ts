@@ -6,6 +6,7 @@ import { nextStart } from "./next-start.js";
 import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { lockCheck, lockHolder } from "../doctor/checks.js";
 import { describeHolder } from "../pointer/holder.js";
+import { forTerminal, jsonForTerminal } from "../explain/escape.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -50,11 +51,13 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const user = (await userPlugins(undefined, process.env, process.cwd())).plugins.map((loaded) => loaded.plugin);
   const agent = values.agent === undefined ? "" : namedPlugin(values.agent, user).name;
   const { pointer: path, why } = await pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
-  if (why !== undefined) process.stderr.write(`sessionpin: ${why}\n`);
+  if (why !== undefined) process.stderr.write(`sessionpin: ${forTerminal(why)}\n`);
+  // Names from the pointer file, the lock and other processes reach a terminal: escaped.
+  const shown = forTerminal;
   if (action === "clear") {
     const aside = await clearPointer(path);
     const result = { pointer: path, movedTo: aside ?? null };
-    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : aside ? `moved ${path} to ${aside}\n` : `no pointer at ${path}\n`);
+    process.stdout.write(values.json ? `${jsonForTerminal(result)}\n` : aside ? `moved ${shown(path)} to ${shown(aside)}\n` : `no pointer at ${shown(path)}\n`);
     return 0;
   }
   const read = await readPointer(path);
@@ -71,17 +74,17 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
     // One schema for every --json output: `pointer` is the pointer file's path; its content is `content`.
     const { kind } = read;
     const detail = read.kind === "ok" ? { content: read.pointer } : read.kind === "invalid" ? { reason: read.reason } : read.kind === "newer" ? { version: read.version } : {};
-    process.stdout.write(`${JSON.stringify({ pointer: path, kind, ...detail, ...(next ? { next } : {}) })}\n`);
+    process.stdout.write(`${jsonForTerminal({ pointer: path, kind, ...detail, ...(next ? { next } : {}) })}\n`);
   } else if (read.kind === "ok") {
     const p = read.pointer;
     process.stdout.write(
-      `${p.agent} ${p.id} (${p.state}, rule ${p.source.rule})\n  captured ${p.capturedAt}${p.confirmedAt ? `, confirmed ${p.confirmedAt}` : ""}\n  cwd ${p.cwd}\n  file ${path}\n` +
-        p.history.map((h) => `  earlier ${h.id} until ${h.at}: ${h.reason}\n`).join("") +
-        (next ? `  next start here: ${next.mode} (${next.reason})\n` : "") +
+      `${shown(p.agent)} ${shown(p.id)} (${p.state}, rule ${shown(p.source.rule)})\n  captured ${p.capturedAt}${p.confirmedAt ? `, confirmed ${p.confirmedAt}` : ""}\n  cwd ${shown(p.cwd)}\n  file ${shown(path)}\n` +
+        p.history.map((h) => `  earlier ${shown(h.id)} until ${h.at}: ${shown(h.reason)}\n`).join("") +
+        (next ? `  next start here: ${next.mode} (${shown(next.reason)})\n` : "") +
         (next?.heldBy ? `  held now by ${describeHolder(next.heldBy)}: a run started meanwhile exits 75 (--wait-lock waits)\n` : ""),
     );
   } else {
-    process.stdout.write(`${path}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${read.reason}` : `written by a newer sessionpin (version ${read.version})`}\n`);
+    process.stdout.write(`${shown(path)}: ${read.kind === "missing" ? "no pointer" : read.kind === "invalid" ? `unreadable: ${shown(read.reason)}` : `written by a newer sessionpin (version ${read.version})`}\n`);
   }
   return read.kind === "ok" ? 0 : 1;
 }
@@ -94,15 +97,15 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
 async function clearPointer(path: string): Promise<string | undefined> {
   const read = await readPointer(path);
   if (read.kind === "invalid" && read.folder === true) {
-    throw new SessionpinError("pointer-refused", `sessionpin: ${path} is a folder, not a pointer file; left untouched`);
+    throw new SessionpinError("pointer-refused", `sessionpin: ${forTerminal(path)} is a folder, not a pointer file; left untouched`);
   }
   const holder = lockHolder(await lockCheck(path));
   if (holder !== undefined) {
-    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${path}: held by ${describeHolder(holder)}, which would write it again; stop that run first`);
+    throw new SessionpinError("pointer-locked", `sessionpin: cannot clear ${forTerminal(path)}: held by ${describeHolder(holder)}, which would write it again; stop that run first`);
   }
   try {
     return await setAside(path, "cleared", new Date());
   } catch (error) {
-    throw new SessionpinError("pointer-invalid", `sessionpin: cannot clear ${path}: ${reasonOf(error)}`, { cause: error });
+    throw new SessionpinError("pointer-invalid", `sessionpin: cannot clear ${forTerminal(path)}: ${reasonOf(error)}`, { cause: error });
   }
 }

@@ -7,6 +7,7 @@ import { spawnAgent } from "../pty/host.js";
 import { ptyModule } from "../pty/native.js";
 import { chooseTransport, PipedOuter, spawnPiped } from "../pty/pipes.js";
 import { OuterTerminal, type OuterSide } from "../pty/terminal.js";
+import { commandForLog } from "../log/argv.js";
 import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
@@ -119,7 +120,7 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
     const record = values.record === undefined ? undefined : CastRecorder.open(values.record, {
       width: size.cols,
       height: size.rows,
-      command: command.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" "),
+      command: commandForLog(command),
       // Only what a player needs: other variables can hold secrets.
       env: Object.fromEntries(["TERM", "SHELL"].flatMap((name) => (env[name] ? [[name, env[name]]] : []))),
     }, { log, withInput: values["record-input"] === true, mode: recordMode });

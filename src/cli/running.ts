@@ -1,9 +1,11 @@
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { basename } from "node:path";
 import { pluginForCommand, pluginNamed } from "../agents/registry.js";
 import { listProcesses, type ProcessInfo } from "../doctor/agentapi.js";
 import { errnoCode } from "../errors.js";
 import { homeOf } from "../home.js";
+import { exactBytes, exactString, nulSeparated } from "../bytes.js";
+import { forTerminal } from "../explain/escape.js";
 import { keptPointersFor } from "../pointer/module-dirs.js";
 import { parseWithCommand, pointerPathFor, RUN_OPTIONS } from "./options.js";
 
@@ -20,12 +22,22 @@ export interface RunningRun {
  * The `sessionpin run`s among `processes`, each with the pointer it uses, worked out the way it
  * worked it out itself: from its own flags, environment (AGENTAPI_STATE_FILE, SESSIONPIN_*) and
  * folder. A workspace terminal has none of agentapi's environment, so its own default differs.
+ * Only this user's processes count: root can read every process's environment, and a script
+ * named `sessionpin` that another user ran (`sessionpin run --pointer /etc/… -- amp`) once made
+ * root's `pointer clear` move that file aside.
  */
-export function runningRuns(processes: readonly ProcessInfo[], cwdOf: (pid: number) => string | undefined = procCwd): RunningRun[] {
+export function runningRuns(
+  processes: readonly ProcessInfo[],
+  cwdOf: (pid: number) => string | undefined = procCwd,
+  ours: (pid: number) => boolean = sameUser,
+): RunningRun[] {
   const found: RunningRun[] = [];
-  for (const p of processes) {
+  for (const listed of processes) {
+    if (runArgs(listed.argv) === undefined || !ours(listed.pid)) continue;
+    // Its key as the bytes it was given: a key that is no UTF-8 names a pointer of its own.
+    const p = exactProcess(listed);
     const args = runArgs(p.argv);
-    const cwd = args === undefined || p.env === undefined ? undefined : cwdOf(p.pid);
+    const cwd = p.env === undefined ? undefined : cwdOf(p.pid);
     if (args === undefined || p.env === undefined || cwd === undefined) continue;
     try {
       const { values, command } = parseWithCommand(args, RUN_OPTIONS, "", p.env);
@@ -88,7 +100,7 @@ export async function pointerHere(
   const runs = runningRuns(processes()).filter((run) => run.agent === o.agent && run.pid !== process.pid && (o.key === undefined || run.key === o.key));
   const from = runs.find((run) => run.cwd === o.cwd);
   if (from !== undefined) {
-    return from.pointer === own ? { pointer: own } : { pointer: from.pointer, from, why: `using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${from.pointer}` };
+    return from.pointer === own ? { pointer: own } : { pointer: from.pointer, from, why: forTerminal(`using the pointer of the running sessionpin run (pid ${from.pid}, in ${from.cwd}): ${from.pointer}`) };
   }
   const home = homeOf(o.env);
   if (home === undefined || isThere(own)) return { pointer: own };
@@ -99,7 +111,8 @@ export async function pointerHere(
   return {
     pointer: newest.path,
     kept: { pointer: newest.path, matches: kept.length },
-    why: `no pointer at the default place (${own}): using ${o.agent}'s for ${o.cwd} kept in a Coder module folder${among}: ${newest.path}`,
+    // Said on stderr by every command that asks: names from files and folders, escaped.
+    why: forTerminal(`no pointer at the default place (${own}): using ${o.agent}'s for ${o.cwd} kept in a Coder module folder${among}: ${newest.path}`),
   };
 }
 
@@ -110,6 +123,43 @@ function isThere(path: string): boolean {
     return true;
   } catch (error) {
     return errnoCode(error) !== "ENOENT" && errnoCode(error) !== "ENOTDIR";
+  }
+}
+
+/**
+ * The process's command line and environment as their exact bytes (src/bytes.ts), read again from
+ * /proc; as listed when that cannot be read or no longer says what was listed (another process).
+ */
+function exactProcess(p: ProcessInfo): ProcessInfo {
+  try {
+    const argv = nulSeparated(readFileSync(`/proc/${p.pid}/cmdline`));
+    if (argv.length !== p.argv.length || argv.some((word, i) => word.toString("utf8") !== p.argv[i])) return p;
+    if (p.env === undefined) return { pid: p.pid, argv: argv.map(exactString) };
+    const env: Record<string, string> = {};
+    for (const entry of nulSeparated(readFileSync(`/proc/${p.pid}/environ`))) {
+      const eq = entry.indexOf(0x3d);
+      const name = (eq < 0 ? entry : entry.subarray(0, eq)).toString("utf8");
+      env[name] = eq < 0 ? "" : exactString(entry.subarray(eq + 1));
+    }
+    const same = Object.keys(env).length === Object.keys(p.env).length && Object.entries(env).every(([name, value]) => Buffer.from(exactBytes(value)).toString("utf8") === p.env?.[name]);
+    return same ? { pid: p.pid, argv: argv.map(exactString), env } : p;
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * Whether the process runs as this user, real and effective uid alike (/proc/<pid>/status): the
+ * only processes whose word on a pointer is taken. False wherever it cannot be told.
+ */
+export function sameUser(pid: number): boolean {
+  const uid = process.geteuid?.();
+  if (uid === undefined || process.getuid?.() !== uid) return false;
+  try {
+    const ids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return ids !== null && ids.slice(1).every((id) => Number(id) === uid);
+  } catch {
+    return false;
   }
 }
 

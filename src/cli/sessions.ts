@@ -6,6 +6,7 @@ import { keptPointers, moduleFolders, type FoundRead } from "../pointer/module-d
 import { readPointer } from "../pointer/store.js";
 import { parseOptions } from "./options.js";
 import { homeOf } from "../home.js";
+import { forTerminal, jsonForTerminal } from "../explain/escape.js";
 
 export const SESSIONS_USAGE = `Usage: sessionpin sessions [--json]
 
@@ -51,7 +52,7 @@ export async function sessionsCommand(argv: readonly string[]): Promise<number> 
   const state = process.env["AGENTAPI_STATE_FILE"];
   const modules = [...(home === undefined ? [] : await moduleFolders(home)), ...(state ? [dirname(resolve(state))] : [])];
   const rows = await listSessions(pointersHome(process.env, home), modules);
-  process.stdout.write(values.json ? `${JSON.stringify(rows)}\n` : table(rows));
+  process.stdout.write(values.json ? `${jsonForTerminal(rows)}\n` : table(rows));
   return 0;
 }
 
@@ -110,9 +111,10 @@ function table(rows: readonly SessionRow[]): string {
   if (rows.length === 0) return "no pinned sessions\n";
   // The pointer last: which file to clear, and whether it is the state folder's or a module folder's.
   const header = ["KEY", "AGENT", "ID", "STATE", "CAPTURED", "LAST RUN", "MESSAGES", "FOLDER", "POINTER"];
+  // Every cell but the counts comes from a pointer file or a folder name: escaped for the terminal.
   const lines = rows.map((r) => [
     r.key ?? "-", r.agent, r.id ?? "-", r.state, r.capturedAt ?? "-", r.lastRunAt ?? "-", String(r.messages), r.cwd ?? r.reason ?? "-", r.pointer,
-  ]);
+  ].map(forTerminal));
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? "").length)));
   return [header, ...lines].map((line) => line.map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
 }

@@ -1,6 +1,7 @@
 import { valueAt } from "../json.js";
 import type { Line } from "./capture/line.js";
 import { withinBudget } from "./budget.js";
+import { preview } from "./walk.js";
 import type { Candidate } from "./source.js";
 import type { AgentPlugin, IdState, JsonRule, TextRule } from "../agents/types.js";
 
@@ -104,7 +105,8 @@ function findField(rule: JsonRule, json: Readonly<Record<string, unknown>>, n: n
   const value = valueAt(json, rule.field);
   if (value === undefined || value === null) return [];
   if (typeof value !== "string") {
-    return [{ kind: "refused", rule: rule.name, reason: "not-a-string", value: JSON.stringify(value) }];
+    // Shown, never stringified whole: the value may be nested thousands deep (walk.ts).
+    return [{ kind: "refused", rule: rule.name, reason: "not-a-string", value: preview(value) }];
   }
   return [{ source: "json-line", rule: rule.name, state: rule.state, value, line: n }];
 }

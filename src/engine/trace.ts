@@ -3,6 +3,7 @@ import type { Extractor } from "./extract.js";
 import { judgeLine, type Refusal as RuleRefusal, type Verdict } from "./match.js";
 import type { PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
+import { stringsIn, type WalkLimits } from "./walk.js";
 
 /** Why a line gave no ID: the outcomes `explain` shows and `run --trace` writes. */
 export type Refusal =
@@ -13,7 +14,9 @@ export type Refusal =
   | "superseded by a later ID"
   | "wrong agent"
   | "line too long"
-  | "invalid JSON";
+  | "invalid JSON"
+  /** A recording's line that is no event, or whose time cannot be read (`[1e400,"o",…]`). */
+  | "bad recording event";
 
 /** One line a rule looked at, and what came of it. */
 export interface TraceEvent {
@@ -33,7 +36,8 @@ export interface TraceEvent {
 }
 
 const SHOWN_CHARS = 160;
-const LOOKALIKE_DEPTH = 6;
+// Look-alikes sit near the top of a line: a bounded look, whatever the line holds.
+const LOOKALIKE_WALK: WalkLimits = { depth: 6, values: 10_000 };
 // Only ID-ish fields count as look-alikes: a loose grammar (Goose's names) fits any word.
 const ID_FIELD = /(id|uuid|session|thread)$/i;
 
@@ -65,7 +69,7 @@ export class Explainer {
       trace.push({ ...at, plugin: "*", rule: "capture", outcome: "refused", reason: "invalid JSON", detail: "starts like a JSON object but does not parse" });
     }
     if (line.json !== undefined && !verdicts.some((v) => v.kind === "taken")) {
-      for (const [path, value] of stringsIn(line.json, "", LOOKALIKE_DEPTH)) {
+      for (const [path, value] of stringsIn(line.json, LOOKALIKE_WALK)) {
         if (ID_FIELD.test(path) && this.#lookalike.test(value)) trace.push({ ...at, plugin: plugin.name, rule: path, outcome: "refused", value, reason: "look-alike field", detail: `no ${plugin.name} rule reads ${path} on this line` });
       }
     }
@@ -93,13 +97,6 @@ export function fromVerdict(verdict: Verdict): Pick<TraceEvent, "rule" | "outcom
   return verdict.kind === "taken"
     ? { rule: verdict.rule, outcome: "taken", state: verdict.state, value: verdict.id }
     : { rule: verdict.rule, outcome: "refused", value: verdict.value, reason: REFUSALS[verdict.reason] };
-}
-
-function* stringsIn(value: unknown, path: string, depth: number): Iterable<[string, string]> {
-  if (typeof value === "string") yield [path, value];
-  else if (depth > 0 && typeof value === "object" && value !== null) {
-    for (const [key, child] of Object.entries(value)) yield* stringsIn(child, path ? `${path}.${key}` : key, depth - 1);
-  }
 }
 
 function shorten(text: string): string {

@@ -1,4 +1,5 @@
 import type { TraceEvent } from "../engine/trace.js";
+import { forTerminal } from "./escape.js";
 
 const BOLD = "\x1b[1m";
 const GREEN = "\x1b[32m";
@@ -18,10 +19,13 @@ export function formatTrace(event: TraceEvent, color: boolean): string {
   const where = [`L${event.line}`, event.offset !== undefined ? `b${event.offset}` : "", event.time !== undefined ? `${event.time.toFixed(2)}s` : ""]
     .filter(Boolean)
     .join(" ");
-  const rule = `${event.plugin}/${event.rule}`;
+  // Everything but the paint comes from the recording: escaped as every name sessionpin prints is.
+  const rule = forTerminal(`${event.plugin}/${event.rule}`);
+  const value = event.value === undefined ? undefined : forTerminal(event.value);
   const outcome = event.outcome === "taken"
-    ? `${paint(GREEN, "taken")}    ${rule.padEnd(24)} ${event.state ?? ""}  ${paint(BOLD, event.value ?? "")}`
-    : `${paint(YELLOW, "refused")}  ${rule.padEnd(24)} ${event.reason ?? ""}${event.value !== undefined ? ` ${JSON.stringify(event.value)}` : ""}${event.detail ? ` (${event.detail})` : ""}`;
-  const text = event.value && color ? event.text.split(event.value).join(paint(INVERSE, event.value)) : event.text;
+    ? `${paint(GREEN, "taken")}    ${rule.padEnd(24)} ${event.state ?? ""}  ${paint(BOLD, value ?? "")}`
+    : `${paint(YELLOW, "refused")}  ${rule.padEnd(24)} ${event.reason ?? ""}${event.value !== undefined ? ` ${forTerminal(JSON.stringify(event.value))}` : ""}${event.detail ? ` (${forTerminal(event.detail)})` : ""}`;
+  const shown = forTerminal(event.text);
+  const text = value && color ? shown.split(value).join(paint(INVERSE, value)) : shown;
   return `${where.padEnd(18)} ${outcome}${text ? `  │ ${text}` : ""}`;
 }

@@ -17,7 +17,13 @@ export type Post = (request: PostRequest, abandon: AbortSignal) => Promise<PostO
 
 /** One attempt with undici, in the thread that calls it (post-thread.ts runs it off the PTY's). */
 export const postHere: Post = async (request, abandon) => {
-  const signal = AbortSignal.any([AbortSignal.timeout(request.timeoutMs), abandon]);
+  // A timer of our own, not AbortSignal.timeout: held only weakly through AbortSignal.any, that
+  // signal was collected with the garbage on Node 20 and never fired, and a receiver that never
+  // answered held its request (and a file descriptor) for good.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), request.timeoutMs);
+  timer.unref();
+  const signal = AbortSignal.any([timeout.signal, abandon]);
   try {
     const { request: send } = await import("undici");
     const response = await send(request.url, { method: "POST", headers: request.headers, body: request.body, signal });
@@ -31,6 +37,8 @@ export const postHere: Post = async (request, abandon) => {
   } catch (error) {
     const timedOut = signal.aborted && !abandon.aborted;
     return { ok: false, retry: true, error: timedOut ? `no answer within ${request.timeoutMs} ms` : describe(error) };
+  } finally {
+    clearTimeout(timer);
   }
 };
 

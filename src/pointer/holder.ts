@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { errnoCode } from "../errors.js";
 import type { LockInfo } from "./schema.js";
+import { forTerminal } from "../explain/escape.js";
 
 /** A lock file that could not be parsed, e.g. left empty by a writer killed mid-write. */
 export interface UnreadableLock {
@@ -25,7 +26,8 @@ export async function readHolder(text: string): Promise<LockInfo | UnreadableLoc
   } catch {
     // Falls through: an unparseable lock is as stale as an invalid one.
   }
-  const shown = text.trim().slice(0, 80);
+  // Shown by doctor on a terminal: escaped as every name from a file is.
+  const shown = forTerminal(text.trim().slice(0, 80));
   return { unreadable: shown === "" ? "empty lock file" : `unparseable lock file: ${shown}` };
 }
 
@@ -36,7 +38,8 @@ const START_SLACK_MS = 2_000;
 /** How often a holder marks its lock as still in use (its mtime): what another host can judge it by. */
 /** A lock's live holder in words, as every message that names one says it. */
 export function describeHolder(holder: LockInfo): string {
-  return `sessionpin pid ${holder.pid} on ${holder.host} since ${holder.startedAt}`;
+  // The host and time are whatever the lock file says: escaped, as they reach a terminal.
+  return `sessionpin pid ${holder.pid} on ${forTerminal(holder.host)} since ${forTerminal(holder.startedAt)}`;
 }
 
 export const HEARTBEAT_MS = 30_000;

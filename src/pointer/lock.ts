@@ -1,14 +1,16 @@
-import { linkSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { lstat, readFile, unlink } from "node:fs/promises";
+import { linkSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { lstat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { errnoCode, SessionpinError } from "../errors.js";
 import { tempPathFor } from "./atomic.js";
+import { MAX_LOCK_BYTES, readLockText } from "./capped.js";
 import { HEARTBEAT_MS, judgeHolder, readHolder, type UnreadableLock } from "./holder.js";
 import type { LockInfo } from "./schema.js";
 import { ABANDONED_AFTER_MS, removeStaleLock } from "./takeover.js";
 import { makeFolders } from "../files.js";
+import { removeLeftoverTemps } from "./store.js";
 
 export type { LockInfo, UnreadableLock };
 
@@ -43,10 +45,13 @@ export async function acquireLock(
   };
   const text = `${JSON.stringify(info)}\n`;
   makeFolders(dirname(path), 0o700);
+  refuseSharedFolder(dirname(path));
   let tookOverFrom: LockInfo | UnreadableLock | undefined;
   for (const giveUpAt = Date.now() + GIVE_UP_AFTER_MS; Date.now() < giveUpAt;) {
     if (createWithContent(path, text)) {
       const lock = makeLock(path, info, text, o.heartbeatMs ?? HEARTBEAT_MS);
+      // What writers of this lock left when they died or the disk was full: nobody else sweeps it.
+      removeLeftoverTemps(path);
       return tookOverFrom ? { kind: "acquired", lock, tookOverFrom } : { kind: "acquired", lock };
     }
     const existing = await readLockFile(path);
@@ -71,16 +76,28 @@ export async function acquireLock(
  */
 function createWithContent(path: string, text: string): boolean {
   const temp = tempPathFor(path);
-  writeFileSync(temp, text, { flag: "wx", mode: 0o600 });
   try {
+    // On a full disk the file is made and its write fails: it is removed all the same.
+    writeFileSync(temp, text, { flag: "wx", mode: 0o600 });
     linkSync(temp, path);
     return true;
   } catch (err) {
     if (errnoCode(err) === "EEXIST") return false;
     throw err;
   } finally {
-    unlinkSync(temp);
+    rmSync(temp, { force: true });
   }
+}
+
+/**
+ * A pointer folder every user may write to (`/tmp`, mode 1777) is not used: another user could
+ * put a pointer there first (its ID resumed, the prompt sent into their session) or a lock (no
+ * run ever pinned). It was used without a word; the run now goes unpinned and says why.
+ */
+function refuseSharedFolder(dir: string): void {
+  const mode = statSync(dir).mode;
+  if ((mode & 0o002) === 0) return;
+  throw new SessionpinError("pointer-invalid", `${dir} is writable by every user (mode ${(mode & 0o7777).toString(8)}); keep pointers in a folder only you can write to`);
 }
 
 /**
@@ -95,13 +112,14 @@ export async function readLockFile(path: string): Promise<{ text: string; mtimeM
     const what = stat.isSymbolicLink() ? "a symbolic link; sessionpin will not follow it" : "not a regular file";
     throw new SessionpinError("pointer-invalid", `lock file ${path} is ${what}, remove it by hand`);
   }
-  const text = await readFile(path, "utf8").catch(missingAsUndefined);
+  const text = readLockText(path);
+  if (text === "too large") throw new SessionpinError("pointer-invalid", `lock file ${path} is larger than any lock sessionpin writes (${MAX_LOCK_BYTES} bytes), remove it by hand`);
   return text === undefined ? undefined : { text, mtimeMs: stat.mtimeMs };
 }
 
 // The whole text (pid and start time) must match, so a recycled pid never frees a rival's lock.
 function makeLock(path: string, info: LockInfo, text: string, heartbeatMs: number): PointerLock {
-  const ours = (): boolean => readFileSync(path, "utf8") === text;
+  const ours = (): boolean => readLockText(path) === text;
   // Keeps the lock's mtime fresh while it is ours; unref'd, so it never holds the process open.
   const heartbeat = setInterval(() => {
     try {
@@ -116,7 +134,7 @@ function makeLock(path: string, info: LockInfo, text: string, heartbeatMs: numbe
     info,
     async release() {
       clearInterval(heartbeat);
-      if ((await readFile(path, "utf8").catch(missingAsUndefined)) === text) {
+      if (readLockText(path) === text) {
         await unlink(path).catch(missingAsUndefined);
       }
     },

@@ -17,13 +17,11 @@ import { readPointer, type PointerRead } from "./store.js";
  * Bounded, as a diagnostic run in someone's home must be: those two levels only, real folders only
  * (a link is never followed: a module's `mkdir -p` makes none, and a loop has nowhere to go), at
  * most ENTRIES folder entries read in all, files read by readPointer (never a link, never blocking
- * on a FIFO) and only up to MAX_BYTES.
+ * on a FIFO) and only up to MAX_POINTER_BYTES.
  */
 
 /** Folder entries read in one walk, all folders together: a home of 100,000 files is still quick. */
 const ENTRIES = 10_000;
-/** A pointer sessionpin wrote keeps at most 50 message hashes and 50 history entries: tens of KB. */
-const MAX_BYTES = 1 << 20;
 
 const CODER_MODULES = ".coder-modules";
 const LEGACY = /^\.[a-z0-9][a-z0-9._-]*-module$/;
@@ -90,13 +88,11 @@ export async function keptPointersFor(home: string, o: { agent: string; cwd: str
   return found.sort((a, b) => b.writtenAt - a.writtenAt);
 }
 
-/** The file read by readPointer after a size check; undefined when nothing is there. */
+/** The file as readPointer reads it (no further than MAX_POINTER_BYTES); undefined when nothing is there. */
 async function readKept(path: string, named: string): Promise<KeptPointer | undefined> {
   const stat = await lstat(path).catch(() => undefined);
   if (stat === undefined) return undefined;
-  const read: PointerRead = stat.isFile() && stat.size > MAX_BYTES
-    ? { kind: "invalid", reason: `${stat.size} bytes, more than any pointer (${MAX_BYTES})` }
-    : await readPointer(path);
+  const read = await readPointer(path);
   return read.kind === "missing" ? undefined : { path, named, read, writtenAt: stat.mtimeMs };
 }
 

@@ -1,14 +1,21 @@
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { link, open, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { errnoCode, messageOf, reasonOf, SessionpinError } from "../errors.js";
 import { tempPathFor, tempWriter } from "./atomic.js";
+import { readCapped } from "./capped.js";
 import { normalized, surelyValid } from "./check.js";
 import { isAlive } from "./holder.js";
 import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
 import { makeFolders } from "../files.js";
+
+/**
+ * The most a pointer file may hold. What sessionpin writes stays far below: 50 history entries, 50
+ * message fingerprints, a key of at most 1,024 characters. A larger file is read no further.
+ */
+export const MAX_POINTER_BYTES = 1 << 20;
 
 export type PointerRead =
   | { kind: "missing" }
@@ -33,7 +40,9 @@ export async function readPointer(path: string): Promise<PointerRead> {
       const stat = fstatSync(fd);
       if (stat.isDirectory()) return { kind: "invalid", reason: "is a folder, not a pointer file", folder: true };
       if (!stat.isFile()) return { kind: "invalid", reason: "not a regular file" };
-      text = readFileSync(fd, "utf8");
+      const bytes = stat.size > MAX_POINTER_BYTES ? undefined : readCapped(fd, MAX_POINTER_BYTES);
+      if (bytes === undefined) return { kind: "invalid", reason: `${Math.max(stat.size, MAX_POINTER_BYTES + 1)} bytes, more than any pointer (${MAX_POINTER_BYTES})` };
+      text = bytes.toString("utf8");
     } finally {
       closeSync(fd);
     }

@@ -1,5 +1,6 @@
-import { link, readFile, stat, unlink } from "node:fs/promises";
+import { link, stat, unlink } from "node:fs/promises";
 import { errnoCode } from "../errors.js";
+import { readLockText } from "./capped.js";
 
 /**
  * A claim older than this belongs to a process killed mid-takeover, which takes milliseconds. A
@@ -34,7 +35,7 @@ export async function removeStaleLock(path: string, staleText: string): Promise<
     return "busy";
   }
   try {
-    if ((await readFile(claim, "utf8")) !== staleText) return "changed";
+    if (readLockText(claim) !== staleText) return "changed";
     await unlink(path);
     return "removed";
   } finally {

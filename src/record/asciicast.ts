@@ -2,7 +2,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { errnoCode, reasonOf } from "../errors.js";
 import type { Logger } from "../log/logger.js";
-import { LineFile } from "./line-file.js";
+import { LineFile, notAFile } from "./line-file.js";
 
 /**
  * What `--record` does with a recording that is already there (an agentapi restart runs the same
@@ -47,13 +47,15 @@ export class CastRecorder {
     options: { readonly log: Logger; readonly withInput: boolean; readonly mode?: RecordMode; readonly now?: () => number },
   ): CastRecorder | undefined {
     const { log, withInput, mode = "append", now = Date.now } = options;
-    const existing = mode === "overwrite" ? { kind: "none" as const } : castEnd(path);
+    // Overwritten or not, only a regular file is ever replaced: as root, `--record /dev/null` once
+    // replaced /dev/null with a recording, and a FIFO someone read from was taken away.
+    const existing = mode === "overwrite" ? overwritable(path) : castEnd(path);
     if (existing.kind !== "none" && mode === "refuse") {
       log.warn(`${path} exists: not recording (--record-mode append adds to it, overwrite replaces it)`);
       return undefined;
     }
     if (existing.kind === "other") {
-      log.warn(`${path} ${existing.why}: not recording over it (--record-mode overwrite replaces it)`);
+      log.warn(`${path} ${existing.why}: not recording over it${existing.file && mode !== "overwrite" ? " (--record-mode overwrite replaces it)" : ""}`);
       return undefined;
     }
     const file = existing.kind === "cast"
@@ -120,24 +122,39 @@ export const MAX_CAST_LINE_BYTES = 16 * 1024 * 1024;
 
 type CastEnd =
   | { readonly kind: "none" }
-  /** `why` it is not recorded over, after the path: "cannot be read (permission denied)". */
-  | { readonly kind: "other"; readonly why: string }
+  /**
+   * `why` it is not recorded over, after the path: "cannot be read (permission denied)"; `file`:
+   * it is a regular file, which overwrite would replace.
+   */
+  | { readonly kind: "other"; readonly why: string; readonly file: boolean }
   /** Appended to after its first `keep` bytes, `lead` first: see wholeLines. */
   | { readonly kind: "cast"; readonly seconds: number; readonly keep: number; readonly lead: string };
 
-const NOT_A_CAST: CastEnd = { kind: "other", why: "exists and is not an asciicast v2 recording" };
+const NOT_A_CAST: CastEnd = { kind: "other", why: "exists and is not an asciicast v2 recording", file: true };
+
+/** For `overwrite`: nothing there, or a regular file to replace; anything else is left alone. */
+function overwritable(path: string): CastEnd {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() ? { kind: "none" } : { kind: "other", why: `is ${notAFile(stat)}`, file: false };
+  } catch (error) {
+    const code = errnoCode(error);
+    return code === "ENOENT" || code === "ENOTDIR" ? { kind: "none" } : { kind: "other", why: `cannot be looked at (${reasonOf(error)})`, file: false };
+  }
+}
 
 /** Whether `path` holds an asciicast v2 recording, and the time of its last event. */
 function castEnd(path: string): CastEnd {
   let fd: number;
   try {
-    if (!lstatSync(path).isFile()) return NOT_A_CAST;
+    const stat = lstatSync(path);
+    if (!stat.isFile()) return { kind: "other", why: `is ${notAFile(stat)}`, file: false };
     fd = openSync(path, "r");
   } catch (error) {
     // A file that cannot be read (not this user's) may be anything, and the recording would be
     // renamed over it: only a path where no file can be is taken for absent.
     const code = errnoCode(error);
-    return code === "ENOENT" || code === "ENOTDIR" ? { kind: "none" } : { kind: "other", why: `cannot be read (${reasonOf(error)})` };
+    return code === "ENOENT" || code === "ENOTDIR" ? { kind: "none" } : { kind: "other", why: `cannot be read (${reasonOf(error)})`, file: true };
   }
   try {
     const size = fstatSync(fd).size;

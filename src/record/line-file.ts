@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, ftruncateSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, renameSync, rmSync, writeSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { reasonOf } from "../errors.js";
 import { makeFolders, openPrivate } from "../files.js";
@@ -36,6 +36,9 @@ export class LineFile {
       if (first === undefined) return new LineFile(openPrivate(path, flags), path, log);
       fd = openPrivate(temp, flags | constants.O_EXCL);
       writeWhole(fd, Buffer.from(`${JSON.stringify(first)}\n`));
+      // A rename replaces whatever has the name: looked at last, so only a regular file is.
+      const there = lstatSync(path, { throwIfNoEntry: false });
+      if (there !== undefined && !there.isFile()) throw new Error(`${notAFile(there)} is there, not replaced`);
       renameSync(temp, path);
       return new LineFile(fd, path, log);
     } catch (error) {
@@ -122,4 +125,15 @@ function unusable(path: string, log: Logger, error: unknown): void {
   const reason = reasonOf(error);
   process.stderr.write(`sessionpin: cannot write ${path} (${reason}): running the agent without it\n`);
   log.warn(`cannot write ${path}: ${reason}; running the agent without it`);
+}
+
+/** What a path that is no regular file is, in words: "a FIFO", "a character device". */
+export function notAFile(stat: Stats): string {
+  if (stat.isSymbolicLink()) return "a symbolic link";
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
 }

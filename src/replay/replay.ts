@@ -87,6 +87,7 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
     const capture = new Capture({ width, ...(o.trace ? {} : { wanted: (bytes: string) => explainers.some((e) => e.extractor.mayChange(bytes)) }) });
     for await (const chunk of source.chunks) {
       time = chunk.time;
+      if (chunk.note !== undefined) o.trace?.({ line: 0, text: "", plugin: "*", rule: "recording", outcome: "refused", reason: "bad recording event", detail: chunk.note });
       if (chunk.marker !== undefined) marked(chunk.marker);
       else capture.push(chunk.data, feed);
     }

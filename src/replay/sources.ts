@@ -2,6 +2,7 @@ import { closeSync, createReadStream, openSync, statSync } from "node:fs";
 import { PassThrough, type Readable } from "node:stream";
 import { reasonOf, SessionpinError } from "../errors.js";
 import { firstLineBytes, MAX_CAST_LINE_BYTES, MAX_HEADER_BYTES } from "../record/asciicast.js";
+import { agentapiMessages } from "./agentapi-state.js";
 import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
 import { timerTurns } from "./turns.js";
 
@@ -15,6 +16,8 @@ export interface Chunk {
   readonly time?: number;
   /** An asciicast marker's label (`"m"` events), with no data: see CastRecorder.marker. */
   readonly marker?: string;
+  /** Something about the recording itself that `explain` shows: an event passed over, a time unread. */
+  readonly note?: string;
 }
 
 export interface Source {
@@ -91,13 +94,11 @@ function detect(first: Buffer): Format {
 }
 
 export { MAX_CAST_LINE_BYTES };
-/** agentapi's state file is read whole, to parse it: one larger than this is none it wrote. */
-export const MAX_STATE_BYTES = 256 * 1024 * 1024;
 
 const BOM = /^\uFEFF/;
 
 async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
-  const { CastHeader, CastEvent } = await import("./source-schemas.js");
+  const { CastHeader, CastEvent, UntimedEvent } = await import("./source-schemas.js");
   const lines = castLines(input, path)[Symbol.asyncIterator]();
   const headerLine = await lines.next();
   const header = CastHeader.safeParse(parseJson(headerLine.done ? "" : headerLine.value.replace(BOM, "")));
@@ -105,14 +106,30 @@ async function castSource(input: Readable, base: Omit<Source, "chunks">, path: s
   const v3 = header.data.version === 3;
   async function* events(): AsyncIterable<Chunk> {
     let time = 0;
-    for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    // The header was line 1.
+    for (let next = await lines.next(), n = 2; !next.done; next = await lines.next(), n++) {
       // v3's comment lines start with "#"; JSON never does.
-      const event = CastEvent.safeParse(parseJson(next.value));
+      const json = parseJson(next.value);
+      const event = CastEvent.safeParse(json);
+      if (event.success && Number.isFinite(event.data[0])) {
+        time = v3 ? time + event.data[0] : event.data[0];
+        if (event.data[1] === "o") yield { data: event.data[2], time };
+        if (event.data[1] === "m") yield { data: "", time, marker: event.data[2] };
+        continue;
+      }
+      // An event whose time is no number of seconds (1e400 parses as Infinity) still holds the
+      // output: replayed without a time, and said, never dropped without a word.
+      const untimed = UntimedEvent.safeParse(json);
+      if (untimed.success) {
+        const [, kind, data] = untimed.data;
+        const note = `line ${n}: time ${timeAsWritten(next.value)} is no number of seconds: ${kind === "o" || kind === "m" ? "replayed without a time" : "passed over"}`;
+        if (kind === "o") yield { data, note };
+        else if (kind === "m") yield { data: "", marker: data, note };
+        else yield { data: "", note };
+        continue;
+      }
       // A run killed mid-write leaves a cut last line: the valid prefix is the recording.
-      if (!event.success) continue;
-      time = v3 ? time + event.data[0] : event.data[0];
-      if (event.data[1] === "o") yield { data: event.data[2], time };
-      if (event.data[1] === "m") yield { data: "", time, marker: event.data[2] };
+      if (next.value.trim() !== "" && !next.value.startsWith("#")) yield { data: "", note: `line ${n} is no asciicast event: passed over` };
     }
   }
   const width = header.data.version === 3 ? header.data.term.cols : header.data.width;
@@ -141,25 +158,6 @@ async function* castLines(input: Readable, path: string): AsyncIterable<string> 
     if (data.length > 0) parts.push(data);
   }
   if (held > 0) yield Buffer.concat(parts).toString("utf8");
-}
-
-async function* agentapiMessages(input: Readable, path: string): AsyncIterable<Chunk> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of input) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_STATE_BYTES) throw new SessionpinError("usage", `sessionpin: ${path}: longer than ${MAX_STATE_BYTES / 1024 / 1024} MiB: not an agentapi state file`);
-    parts.push(chunk as Buffer);
-  }
-  const { AgentapiState } = await import("./source-schemas.js");
-  const state = AgentapiState.safeParse(parseJson(Buffer.concat(parts).toString("utf8").replace(BOM, "")));
-  if (!state.success) throw new SessionpinError("usage", `sessionpin: ${path}: not an agentapi state file (${state.error.issues[0]?.message ?? "invalid"})`);
-  const messages = state.data.messages.filter((m) => m.role === "agent");
-  const start = Date.parse(messages[0]?.time ?? "");
-  for (const message of messages) {
-    const at = Date.parse(message.time ?? "");
-    yield { data: `${message.message}\n`, ...(Number.isFinite(at) && Number.isFinite(start) ? { time: (at - start) / 1000 } : {}) };
-  }
 }
 
 async function* bytes(input: Readable): AsyncIterable<Chunk> {
@@ -217,6 +215,13 @@ function rejoin(first: Buffer, rest: PassThrough): Readable {
   rest.on("error", (error) => joined.destroy(error));
   rest.pipe(joined);
   return joined;
+}
+
+/** An event line's time as its file writes it (`1e400`), cut short. */
+function timeAsWritten(line: string): string {
+  const start = line.indexOf("[") + 1;
+  const end = line.indexOf(",", start);
+  return line.slice(start, end < 0 ? start + 20 : Math.min(end, start + 20)).trim();
 }
 
 function parseJson(text: string): unknown {

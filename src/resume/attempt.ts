@@ -7,6 +7,7 @@ import { matchesAny, type Verdict } from "../engine/match.js";
 import type { PinEvent, Pinned } from "../engine/tracker.js";
 import type { RunContext } from "../agents/types.js";
 import type { Logger } from "../log/logger.js";
+import { argvForLog } from "../log/argv.js";
 import { spawnAgent, type AgentPty, type ExitStatus, type OutputStream, type SpawnOptions } from "../pty/host.js";
 import type { SignalRelay } from "../pty/signals.js";
 import type { OuterSide } from "../pty/terminal.js";
@@ -92,7 +93,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   store?.before();
   const agent = (o.spawn ?? spawnAgent)(o.argv, { ...o.terminal.size(), cwd: o.cwd, env: o.env });
   const startedAt = o.clock.now();
-  o.log.info(`started pid ${agent.pid}: ${JSON.stringify(o.argv)}`);
+  o.log.info(`started pid ${agent.pid}: ${argvForLog(o.argv)}`);
   o.onSpawn(agent);
   const watch = o.capture && o.fallbackWindowMs !== undefined
     ? new RejectionWatch(o.capture.extractor.plugin, o.fallbackWindowMs, startedAt)

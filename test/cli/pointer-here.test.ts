@@ -5,12 +5,12 @@
  * found when this terminal's own default is not there.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pointerHere, runningRuns } from "../../src/cli/running.js";
 import { listSessions } from "../../src/cli/sessions.js";
-import type { ProcessInfo } from "../../src/doctor/agentapi.js";
+import { listProcesses, type ProcessInfo } from "../../src/doctor/agentapi.js";
 import { moduleFolders } from "../../src/pointer/module-dirs.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
 import { writePointer } from "../../src/pointer/store.js";
@@ -134,10 +134,38 @@ describe("runningRuns", () => {
       { pid: 13, argv: ["/usr/bin/node", "/opt/sp/dist/bin/main.js", "shim", "exec", "claude"], env },
       { pid: 14, argv: ["grep", "shim", "exec", "claude", "/x/claude"], env },
     ];
-    const runs = runningRuns(processes, () => CWD);
+    const runs = runningRuns(processes, () => CWD, () => true);
     expect(runs.map((run) => [run.pid, run.agent, run.key, run.pointer])).toEqual([
       [11, "claude", "pr-7", resolvePointerPath({ env, agent: "claude", cwd: CWD, home: "/home/u", key: "pr-7" })],
       [12, "codex", "x", resolvePointerPath({ env: { XDG_STATE_HOME: "/state" }, agent: "codex", cwd: CWD, home: "/home/u", key: "x" })],
     ]);
+  });
+
+  // Root reads every process's environment: only its own processes may name its pointer.
+  it.runIf(process.getuid?.() === 0)("takes only this user's runs: another user's script named sessionpin names no pointer of root's", async () => {
+    const dir = mkdtempSync(join(tmp.path, "impostor-"));
+    const script = join(dir, "sessionpin");
+    writeFileSync(script, "#!/bin/sh\nsleep 30\n", { mode: 0o755 });
+    chmodSync(tmp.path, 0o755);
+    chmodSync(dir, 0o755);
+    const args = ["run", "--pointer", "/etc/passwd", "--", "amp"];
+    const theirs = spawn("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", script, ...args], { cwd: dir, stdio: "ignore" });
+    const ours = spawn(script, args, { cwd: dir, stdio: "ignore" });
+    try {
+      // setpriv execs the script: wait until both show `run` in their command line.
+      const both = async (): Promise<readonly ProcessInfo[]> => {
+        for (let i = 0; i < 100; i++) {
+          const found = listProcesses().filter((p) => p.pid === theirs.pid || p.pid === ours.pid);
+          if (found.length === 2 && found.every((p) => p.argv.includes("run"))) return found;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error("the two scripts did not start");
+      };
+      const runs = runningRuns(await both());
+      expect(runs.map((run) => [run.pid, run.pointer])).toEqual([[ours.pid, "/etc/passwd"]]);
+    } finally {
+      theirs.kill("SIGKILL");
+      ours.kill("SIGKILL");
+    }
   });
 });

@@ -34,7 +34,8 @@ const sandboxDirs = new Set<string>();
 
 /** A sandbox (temp HOME, created) whose PATH finds the real agent CLIs first and no fake ones. */
 export function realSandbox(cleanup: Cleanup, extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
-  const sb = cleanup.sandbox({ PATH: realPath(), ...extraEnv });
+  // The agents' argv in the log, whole (startsIn): hidden there unless asked for (src/log/argv.ts).
+  const sb = cleanup.sandbox({ PATH: realPath(), SESSIONPIN_LOG_ARGV: "1", ...extraEnv });
   mkdirSync(sb.home, { recursive: true });
   sandboxDirs.add(sb.dir);
   return sb;

@@ -4,6 +4,7 @@
  * times out and is retried while notify() has long returned; a failing one is retried with
  * backoff and given up on after N attempts; an unreachable port is logged; settled() is bounded.
  */
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionpinError } from "../../src/errors.js";
 import type { Logger } from "../../src/log/logger.js";
@@ -227,5 +228,81 @@ describe("configuration", () => {
     expect(notifyUrls(["http://c/3"], env)).toEqual(["http://c/3"]);
     expect(notifyUrls(undefined, env)).toEqual(["http://a/1", "http://b/2"]);
     expect(notifyUrls([], {})).toEqual([]);
+  });
+});
+
+describe("a flood of events", () => {
+  /** A receiver that never answers, counting the connections open at once. */
+  async function silent(): Promise<{ url: string; most: () => number; requests: () => number; close: () => void }> {
+    const sockets = new Set<Socket>();
+    let most = 0;
+    let requests = 0;
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      most = Math.max(most, sockets.size);
+      socket.on("data", () => void requests++);
+      socket.on("error", () => undefined);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/hook`, most: () => most, requests: () => requests, close: () => { for (const s of sockets) s.destroy(); server.close(); } };
+  }
+
+  it("times out an attempt however much garbage is collected meanwhile", async () => {
+    // AbortSignal.timeout, held only weakly inside AbortSignal.any, was collected and never fired:
+    // each request to a silent receiver stayed open for good.
+    const receiver = await silent();
+    const busy = setInterval(() => void Array.from({ length: 20_000 }, () => ({})), 2);
+    try {
+      const outcome = await Promise.race([
+        postHere({ url: receiver.url, headers: {}, body: "{}", timeoutMs: 300 }, new AbortController().signal),
+        new Promise((resolve) => setTimeout(() => resolve("still waiting after 5 s"), 5_000)),
+      ]);
+      expect(outcome).toEqual({ ok: false, retry: true, error: "no answer within 300 ms" });
+    } finally {
+      clearInterval(busy);
+      receiver.close();
+    }
+  });
+
+  const changed = (n: number): NotifyEvent => ({ ...EVENT, kind: "changed", id: `F-${n}`, previous: `F-${n - 1}` });
+
+  it("to a receiver that never answers holds one connection per URL, not one per event", async () => {
+    // An ID that changed every few ms and a silent receiver used up file descriptors (EMFILE) in seconds.
+    const receiver = await silent();
+    const log = memoryLog();
+    const notifier = notifierFor([receiver.url], log, { timeoutMs: 300, backoffMs: 10 });
+    try {
+      // As the flapper fixture changes its ID: every few ms, for a while.
+      for (let n = 1; n <= 500; n++) {
+        notifier.notify(changed(n));
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+      // One request at a time: a timed-out one's socket may still be closing as the next opens.
+      expect(receiver.most()).toBeLessThanOrEqual(2);
+      await notifier.settled(500);
+      // The log stays short: the events gave way to later ones, said once.
+      expect(log.lines.length).toBeLessThan(30);
+      expect(log.lines).toContain(`warn notify: webhook 1 (${receiver.url.replace(/\/hook$/, "/…")}) is slower than the pin changes: events waiting for it give way to later ones`);
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it("to a slow receiver arrives in order, ending with the latest ID, each change following on from the one before it", async () => {
+    const server = await serve((_n, res) => void setTimeout(() => res.writeHead(204).end(), 50));
+    const notifier = notifierFor([server.url], memoryLog(), { queueLimit: 4 });
+    notifier.notify({ ...EVENT, id: "F-0" });
+    for (let n = 1; n <= 200; n++) notifier.notify(changed(n));
+    notifier.notify({ ...EVENT, kind: "confirmed", id: "F-200" });
+    await notifier.settled(10_000);
+    const got = server.received.map((r) => JSON.parse(r.body) as NotifyEvent);
+    expect(got.length).toBeLessThan(20);
+    expect(got[0]).toMatchObject({ kind: "captured", id: "F-0" });
+    expect(got.at(-1)).toMatchObject({ kind: "confirmed", id: "F-200" });
+    const changes = got.filter((e) => e.kind === "changed");
+    expect(changes.at(-1)?.id).toBe("F-200");
+    changes.forEach((e, i) => expect(e.previous).toBe(i === 0 ? "F-0" : changes[i - 1]?.id));
   });
 });

@@ -1,8 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { link, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   acquireLock,
@@ -11,6 +11,7 @@ import {
   type PointerLock,
 } from "../../src/pointer/lock.js";
 import { ABANDONED_AFTER_MS } from "../../src/pointer/takeover.js";
+import { tempPathFor } from "../../src/pointer/atomic.js";
 import { useTempDir } from "./tempdir.js";
 
 const tmp = useTempDir();
@@ -246,5 +247,59 @@ describe("acquireLock", () => {
         parent.kill("SIGKILL");
       }
     });
+  });
+});
+
+describe("a lock file that is no lock sessionpin wrote", () => {
+  it("is read no further than a lock can be: a 1 GiB file is refused by its size, in one line, with memory left alone", async () => {
+    const pointer = join(tmp.path, "p.json");
+    // Sparse: no disk is used for it.
+    execFileSync("truncate", ["-s", "1G", `${pointer}.lock`]);
+    const before = process.memoryUsage().arrayBuffers;
+    await expect(acquireLock(pointer)).rejects.toThrow(`lock file ${pointer}.lock is larger than any lock sessionpin writes (65536 bytes), remove it by hand`);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1 << 20);
+  });
+});
+
+describe("the lock's folder and its temp files", () => {
+  it("refuses a folder every user may write to (mode 1777), in one line, and leaves it alone", async () => {
+    const dir = join(tmp.path, "shared");
+    await mkdir(dir);
+    await chmod(dir, 0o1777);
+    const pointer = join(dir, "p.json");
+    await expect(acquireLock(pointer)).rejects.toThrow(`${dir} is writable by every user (mode 1777); keep pointers in a folder only you can write to`);
+    expect(await readdir(dir)).toEqual([]);
+    await chmod(dir, 0o755);
+    acquired(await acquireLock(pointer));
+  });
+
+  it("sweeps the temp files dead writers of the lock left, never a live writer's", async () => {
+    const pointer = join(tmp.path, "p.json");
+    // A pid above the kernel's pid_max (4194304) names no live process.
+    const dead = tempPathFor(`${pointer}.lock`, 2 ** 22 + 4321);
+    const live = tempPathFor(`${pointer}.lock`, process.pid);
+    await writeFile(dead, "{}");
+    await writeFile(live, "{}");
+    const lock = acquired(await acquireLock(pointer));
+    expect((await readdir(tmp.path)).sort()).toEqual([basename(live), "p.json.lock"].sort());
+    await lock.release();
+  });
+
+  // A full disk: the temp file is made, its write fails. It was left behind, and nothing swept it.
+  it.runIf(process.getuid?.() === 0)("leaves no temp file behind on a full disk", async () => {
+    const dir = join(tmp.path, "full");
+    await mkdir(dir);
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=16k,mode=0700", "tmpfs", dir]).status !== 0) return;
+    try {
+      try {
+        for (let i = 0; ; i++) await writeFile(join(dir, `filler-${i}`), Buffer.alloc(4096, 1));
+      } catch {
+        // ENOSPC: full
+      }
+      await expect(acquireLock(join(dir, "p.json"))).rejects.toThrow(/ENOSPC/);
+      expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    } finally {
+      spawnSync("umount", ["-l", dir]);
+    }
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { SessionpinError } from "../../src/errors.js";
 import { PointerSchema, type Pointer } from "../../src/pointer/schema.js";
 import { tempPathFor } from "../../src/pointer/atomic.js";
-import { readPointer, removeLeftoverTemps, setAside, writePointer } from "../../src/pointer/store.js";
+import { MAX_POINTER_BYTES, readPointer, removeLeftoverTemps, setAside, writePointer } from "../../src/pointer/store.js";
 import { ROOT } from "../helpers/sandbox.js";
 import { useTempDir } from "./tempdir.js";
 
@@ -118,6 +118,18 @@ describe("writePointer / readPointer", () => {
     const extra = { ...pointer, note: "hand-added", source: { ...pointer.source, by: "hand" } };
     writeFileSync(path, JSON.stringify(extra));
     expect(await readPointer(path)).toEqual({ kind: "ok", pointer: PointerSchema.parse(extra) });
+  });
+
+  it("reads no further than a pointer can be: a 1 GiB file named like one is refused by its size, not read", async () => {
+    const path = join(tmp.path, "p.json");
+    // Sparse: no disk is used for it.
+    execFileSync("truncate", ["-s", "1G", path]);
+    const before = process.memoryUsage().arrayBuffers;
+    expect(await readPointer(path)).toEqual({ kind: "invalid", reason: `${2 ** 30} bytes, more than any pointer (${MAX_POINTER_BYTES})` });
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(4 * MAX_POINTER_BYTES);
+    // A pointer that fits is read as before, however close to the bound.
+    await writePointer(path.replace("p.json", "q.json"), { ...pointer, history: [{ id: "x".repeat(MAX_POINTER_BYTES / 2), at: pointer.capturedAt, reason: "r" }] });
+    expect((await readPointer(path.replace("p.json", "q.json"))).kind).toBe("ok");
   });
 
   it("refuses a folder, and says it is one", async () => {

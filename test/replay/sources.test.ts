@@ -105,6 +105,22 @@ describe("replay sources", () => {
     });
   });
 
+  it("replays an event whose time is out of range (1e400) without a time, and says so; a line that is no event is said too", async () => {
+    const path = join(temp(), "rec.cast");
+    writeFileSync(path, '{"version":2,"width":80,"height":24}\n[0.5,"o","a"]\n[1e400,"o","session T-1"]\n["2","o","b"]\n[1e400,"r","80x24"]\n{"not":"an event"}\n[3,"o","c"]\n[4,"o","cut');
+    const chunks: Array<[string, number | undefined, string | undefined]> = [];
+    for await (const chunk of (await openSource(path, "auto")).chunks) chunks.push([String(chunk.data), chunk.time, chunk.note]);
+    expect(chunks).toEqual([
+      ["a", 0.5, undefined],
+      ["session T-1", undefined, "line 3: time 1e400 is no number of seconds: replayed without a time"],
+      ["b", undefined, 'line 4: time "2" is no number of seconds: replayed without a time'],
+      ["", undefined, "line 5: time 1e400 is no number of seconds: passed over"],
+      ["", undefined, "line 6 is no asciicast event: passed over"],
+      ["c", 3, undefined],
+      ["", undefined, "line 8 is no asciicast event: passed over"],
+    ]);
+  });
+
   it("reads JSON lines whose first line has `messages` (pi's agent_end) as JSON lines, and one object alone as agentapi's state", async () => {
     const path = join(temp(), "rec");
     const lines = readFileSync(join(import.meta.dirname, "../../fixtures/pi/json-pty-0731/input.txt"), "utf8").split("\n").slice(11);
@@ -157,8 +173,8 @@ describe("replay sources", () => {
     expect((await openSource(path, "auto")).format).toBe("jsonl");
   });
 
-  it("stops reading an endless agentapi state file at 256 MiB with a usage error", async () => {
-    expect(await failureOf(drain(await openSource("/dev/zero", "agentapi-state")))).toBe("sessionpin: /dev/zero: longer than 256 MiB: not an agentapi state file");
+  it("stops reading an endless agentapi state file where it stops being one, with a usage error", async () => {
+    expect(await failureOf(drain(await openSource("/dev/zero", "agentapi-state")))).toBe("sessionpin: /dev/zero: not an agentapi state file (byte 0x00 at byte 0 where the state's opening { should be)");
   });
 
   it("reports an unreadable file as a usage error naming it and saying why in words", async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { readPointer } from "../../../src/pointer/store.js";
 import { CLI, Sandbox } from "../../helpers/sandbox.js";
@@ -20,8 +20,9 @@ export const disk: Family = {
     const canMount = tryMount();
     const total = context.count(3, 60);
     for (let i = 0; i < total && context.timeLeft(); i++) {
-      const kinds = ["/dev/full", "ulimit -f", ...(canMount ? ["full tmpfs"] : [])] as const;
-      const kind = pick(context.random, kinds);
+      const kinds = [...(canMount ? ["full tmpfs"] : []), "/dev/full", "ulimit -f"] as const;
+      // Quick mode: each kind once (the full tmpfs first), then random ones.
+      const kind = context.mode === "quick" && i < kinds.length ? (kinds[i] ?? "/dev/full") : pick(context.random, kinds);
       await attempt(`${kind} (#${i})`, () => (kind === "full tmpfs" ? fullTmpfs(context) : kind === "/dev/full" ? devFull(context) : fileLimit(context)));
     }
   },
@@ -87,6 +88,9 @@ async function fullTmpfs(c: Context): Promise<void> {
     check(run.exitCode === n, `exit ${run.exitCode}, expected the agent's ${n}`);
     // One line for the pointer, one for the recording when it is on the full disk too.
     checkOneLine(run.text, record.length > 0 ? 2 : 1);
+    // The lock's and the pointer's temp files, made and then not written, are gone again.
+    const left = readdirSync(state).filter((name) => name.endsWith(".tmp"));
+    check(left.length === 0, `temp files left on the full disk: ${left.join(", ")}`);
     const after = await readPointer(sb.pointer);
     if (!cold) check(after.kind === "ok" && before.kind === "ok" && after.pointer.id === before.pointer.id, `the pointer from before did not survive: ${JSON.stringify(after).slice(0, 200)}`);
     else check(after.kind === "missing" || after.kind === "ok", `pointer ${after.kind}`);

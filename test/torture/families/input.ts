@@ -11,7 +11,7 @@ import { check, hex, pick, randomBytes, sessionpin, STACK, uuid, type Context, t
  */
 export const input: Family = {
   name: "1 bad input to replay/explain",
-  budgetMs: { quick: 9_000, full: 200_000 },
+  budgetMs: { quick: 14_000, full: 260_000 },
   async run(context, attempt) {
     const rounds = context.count(1, 6);
     for (let round = 0; round < rounds && context.timeLeft(); round++) {
@@ -39,6 +39,12 @@ export const input: Family = {
             const lines = result.stderr.split("\n").filter((l) => l.trim() !== "");
             check(lines.length <= 1, `${lines.length} lines on stderr: ${result.stderr.slice(0, 800)}`);
             if (result.code === 1 && command === "replay") check(/no ID found/.test(result.stdout), `exit 1 without "no ID found": ${result.stdout.slice(0, 300)}`);
+            // A case with a good ID after its attack: the attack did not stop the reading.
+            if (made.expectId !== undefined) {
+              check(result.code === 0, `exit ${result.code}, expected the ID ${made.expectId} after the attack; stderr: ${result.stderr.slice(0, 300)}`);
+              check(result.stdout.includes(made.expectId), `the ID ${made.expectId} after the attack was not found: ${result.stdout.slice(-300)}`);
+            }
+            if (made.explained !== undefined && command === "explain") check(made.explained.test(result.stdout), `explain did not say ${made.explained}: ${result.stdout.slice(0, 300)}`);
             const bound = made.peakBoundMiB ?? 200;
             check(result.peakKiB === undefined || result.peakKiB < bound * 1024, `peak RSS ${Math.round((result.peakKiB ?? 0) / 1024)} MiB, bound ${bound} MiB`);
           });
@@ -56,6 +62,10 @@ interface Made {
   readonly deadlineMs?: number;
   readonly endless?: boolean;
   readonly peakBoundMiB?: number;
+  /** An ID that follows the attack in the input: it must be found (exit 0). */
+  readonly expectId?: string;
+  /** What explain must say of the input. */
+  readonly explained?: RegExp;
 }
 
 type Maker = (context: Context, round: number) => Promise<Made>;
@@ -155,6 +165,43 @@ const CASES: Maker[] = [
     const path = join(c.scratch, `folder-${r}`);
     mkdirSync(path, { recursive: true });
     return { label: "a folder", path, deadlineMs: 20_000 };
+  },
+  async (c, r) => {
+    // One stream-json line whose ID field is nested thousands deep (a recursion once overflowed the
+    // stack on it), then a good init line: the reading goes on past it.
+    const depth = 1_000 + Math.floor(c.random() * 200_000);
+    const [open, close] = pick(c.random, [["[", "]"], ['{"a":', "}"], ['[{"id":', "}]"]] as const);
+    const agent = pick(c.random, ["claude", "amp", "codex"] as const);
+    const field = agent === "codex" ? "thread_id" : "session_id";
+    const shape = agent === "codex" ? '"type":"thread.started"' : '"type":"system","subtype":"init"';
+    const id = agent === "amp" ? `T-${uuid(c.random)}` : uuid(c.random);
+    const deep = `{${shape},"${field}":${open.repeat(depth)}1${close.repeat(depth)}}\n`;
+    const good = `{${shape},"${field}":"${id}"}\n`;
+    return { label: `an ID field nested ${depth} deep (${agent})`, path: file(c, `deep-id-${r}.jsonl`, deep.repeat(1 + Math.floor(c.random() * 3)) + good), args: ["--agent", agent], expectId: id };
+  },
+  async (c, r) => {
+    // agentapi's state file of many messages, the ID in the last: streamed, never parsed whole.
+    const mb = c.mode === "quick" ? 32 : 64 + Math.floor(c.random() * 137);
+    const path = join(c.scratch, `state-big-${r}.json`);
+    const id = uuid(c.random);
+    const out = createWriteStream(path);
+    out.write('{"version":1,"messages":[');
+    const text = `${hex(c.random, 900)}\\n${"\\u001b[2m".repeat(Math.floor(c.random() * 4))}screen row ✓\\n`;
+    for (let i = 0, size = 0; size < mb * 2 ** 20; i++) {
+      const message = `{"id":${i},"message":"${text}","role":"${i % 2 === 0 ? "agent" : "user"}","time":"2026-11-20T09:00:00Z"},`;
+      size += message.length;
+      if (!out.write(message)) await once(out, "drain");
+    }
+    out.end(`{"id":-1,"message":"Resume this session with:\\nclaude --resume ${id}","role":"agent"}],"initial_prompt":"x"}\n`);
+    await once(out, "finish");
+    return { label: `an agentapi state file of ${mb} MB`, path, args: ["--agent", "claude", "--format", pick(c.random, ["auto", "agentapi-state"])], expectId: id, peakBoundMiB: c.mode === "quick" ? 120 : 160, deadlineMs: c.count(30_000, 120_000) };
+  },
+  async (c, r) => {
+    // An event timed past any number (1e400 reads as Infinity) holding the ID: replayed, and said.
+    const id = `T-${uuid(c.random)}`;
+    const time = pick(c.random, ["1e400", "-1e400", '"0.5"', "null"]);
+    const lines = [JSON.stringify({ version: 2, width: 80, height: 24, command: "amp" }), JSON.stringify([0.1, "o", "hello\r\n"]), `[${time},"o",${JSON.stringify(`{"type":"result","session_id":"${id}"}\r\n`)}]`, JSON.stringify([0.2, "o", "bye\r\n"])];
+    return { label: `a cast event timed ${time}`, path: file(c, `time-${r}.cast`, `${lines.join("\n")}\n`), args: ["--agent", "amp"], expectId: id, explained: /bad recording event/ };
   },
   async (c) => ({ label: "/dev/zero under a deadline", path: "/dev/zero", args: ["--agent", pick(c.random, AGENTS)], deadlineMs: c.count(3_000, 10_000), endless: true }),
 ];

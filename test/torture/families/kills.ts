@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { readPointer } from "../../../src/pointer/store.js";
@@ -28,6 +28,8 @@ export const kills: Family = {
         if (i % 5 === 4) {
           const signal = pick(context.random, ["SIGTERM", "SIGHUP", "SIGINT"] as const);
           await attempt(`${signal} to sessionpin (#${i})`, () => signalled(sb, env, signal, state, context));
+        } else if (i % 5 === 2) {
+          await attempt(`SIGKILL, the agent ignoring SIGHUP (#${i})`, () => hangupIgnored(sb, context));
         } else {
           await attempt(`SIGKILL (#${i})`, () => killed(sb, env, state, context));
         }
@@ -39,7 +41,8 @@ export const kills: Family = {
 };
 
 const FLAPPER = join(ROOT, "fixtures/plugins/flapper.json");
-const args = (sb: Sandbox): string[] => ["run", "--pointer", sb.pointer, "--plugin", FLAPPER, "--record", join(sb.dir, "run.cast"), "--trace", join(sb.dir, "trace.jsonl"), "--", "flapper"];
+// --pty: the agent in a terminal of its own, whose hangup ends it, also when sessionpin has none.
+const args = (sb: Sandbox): string[] => ["run", "--pty", "--pointer", sb.pointer, "--plugin", FLAPPER, "--record", join(sb.dir, "run.cast"), "--trace", join(sb.dir, "trace.jsonl"), "--", "flapper"];
 const readLog = (sb: Sandbox): string => (existsSync(sb.log) ? readFileSync(sb.log, "utf8") : "");
 
 async function killed(sb: Sandbox, env: NodeJS.ProcessEnv, state: { landed: number }, context: Context): Promise<void> {
@@ -81,6 +84,33 @@ async function signalled(sb: Sandbox, env: NodeJS.ProcessEnv, signal: "SIGTERM" 
   await after(sb, readLog(sb).slice(logBefore), state);
 }
 
+/**
+ * sessionpin SIGKILLed while its agent ignores SIGHUP but reads its terminal, as an interactive
+ * agent does: the terminal's end (EOF) ends it, though the hangup does not. (An agent that ignores
+ * SIGHUP and never reads its terminal outlives sessionpin's SIGKILL: the limit the README states.)
+ */
+async function hangupIgnored(sb: Sandbox, context: Context): Promise<void> {
+  const pointer = join(sb.dir, "hup", "pointer.json");
+  const log = join(sb.dir, "hup", "pointer.log");
+  const child = spawn(process.execPath, [CLI, "run", "--pty", "--pointer", pointer, "--agent", "claude", "--", "hangup-ignorer"], { cwd: sb.dir, env: sb.env, stdio: "ignore" });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  let agent: number | undefined;
+  try {
+    agent = await waitUntil(() => Number(/started pid (\d+)/.exec(existsSync(log) ? readFileSync(log, "utf8") : "")?.[1]) || undefined, "the agent to start");
+    await sleep(100 + context.random() * 300);
+  } finally {
+    child.kill("SIGKILL");
+    await exited;
+  }
+  const pid = agent;
+  try {
+    await waitUntil(() => !groupRunning(pid) || undefined, "the agent's process group to go", 3_000);
+  } catch {
+    killGroup(pid);
+    throw new Error(`the agent that ignores SIGHUP outlived sessionpin's SIGKILL (pid ${pid})`);
+  }
+}
+
 /** The checks after every kill: pointer, recording, trace, and no agent left running. */
 async function after(sb: Sandbox, log: string, state: { landed: number }): Promise<void> {
   const agents = [...log.matchAll(/started pid (\d+)/g)].map((m) => Number(m[1]));
@@ -120,6 +150,21 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** Whether a process of group `pgid` still runs: a zombie waiting for its reaper does not. */
+function groupRunning(pgid: number): boolean {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(group) === pgid && state !== "Z") return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
 }
 
 function groupAlive(pgid: number): boolean {

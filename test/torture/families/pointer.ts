@@ -1,8 +1,9 @@
-import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../../helpers/sandbox.js";
 import { exitOf, pointerByHand } from "../../e2e/support.js";
-import { check, pick, STACK, uuid, type Context, type Family } from "../harness.js";
+import { check, pick, sessionpin, STACK, uuid, type Context, type Family } from "../harness.js";
 import { ampRun, checkAmpArgv, checkOneLine } from "./agent-run.js";
 
 /**
@@ -13,11 +14,12 @@ import { ampRun, checkAmpArgv, checkOneLine } from "./agent-run.js";
  */
 export const pointer: Family = {
   name: "2 hostile pointer and lock files",
-  budgetMs: { quick: 8_000, full: 150_000 },
+  budgetMs: { quick: 10_000, full: 180_000 },
   async run(context, attempt) {
-    const total = context.count(5, 120);
+    const total = context.count(7, 150);
     for (let i = 0; i < total && context.timeLeft(); i++) {
-      const setup = pick(context.random, SETUPS);
+      // Quick mode: the newest attacks first, then random ones.
+      const setup = context.mode === "quick" && i < NEWEST.length ? (NEWEST[i] as Setup) : pick(context.random, SETUPS);
       const sb = new Sandbox();
       try {
         const made = setup(context, sb);
@@ -41,6 +43,9 @@ export const pointer: Family = {
           checkAmpArgv(sb);
           checkOneLine(text);
           if (made.decoy !== undefined) check(readFileSync(made.decoy, "utf8") === before, `the symlink's target ${made.decoy} was written`);
+          if (made.said !== undefined) check(text.split("\n").some((line) => line.startsWith("sessionpin") && made.said?.test(line)), `nothing said ${made.said}: ${text.slice(0, 400)}`);
+          if (made.node !== undefined) check(kindOf(made.node.path) === made.node.kind, `the ${made.node.kind} at ${made.node.path} is now ${kindOf(made.node.path)}`);
+          if (made.after !== undefined) await made.after();
           const log = sb.readLog();
           check(!STACK.test(log), `a stack trace in the log: ${log.slice(0, 600)}`);
           // A newline inside a hostile ID must not forge a log line of its own.
@@ -61,6 +66,19 @@ interface Made {
   readonly decoy?: string;
   readonly refused?: boolean;
   readonly hostile?: string;
+  /** A line sessionpin must print (a shared folder is refused, not used silently). */
+  readonly said?: RegExp;
+  /** A FIFO or device that must still be one after the run. */
+  readonly node?: { readonly path: string; readonly kind: string };
+  /** More checks after the run. */
+  readonly after?: () => Promise<void>;
+}
+
+/** What is at `path`: "fifo", "char", "link", "file", "folder" or "none". */
+function kindOf(path: string): string {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return "none";
+  return stat.isFIFO() ? "fifo" : stat.isCharacterDevice() ? "char" : stat.isSymbolicLink() ? "link" : stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "other";
 }
 
 const chmodSafe = (path: string): void => {
@@ -110,6 +128,41 @@ function hostileId(c: Context): string {
 }
 
 type Setup = (c: Context, sb: Sandbox) => Made;
+
+/** Attacks added with issue 43: quick mode tries each of them once. */
+const NEWEST: Setup[] = [
+  (c, sb) => {
+    // A file named like a pointer, 1 GiB (sparse): refused by its size, never read whole.
+    write(sb, "");
+    truncateSync(sb.pointer, 2 ** 30 + Math.floor(c.random() * 2 ** 20));
+    return {
+      label: "a pointer file of 1 GiB",
+      after: async () => {
+        // It was set aside as corrupt by the run; `pointer show` of a copy reads it in bounded memory.
+        const copy = join(sb.dir, "state", "big.json");
+        writeFileSync(copy, "");
+        truncateSync(copy, 2 ** 30);
+        const shown = await sessionpin(["pointer", "show", "--pointer", copy], { cwd: sb.dir, env: sb.env, deadlineMs: 20_000 });
+        check(shown.code === 1 && /more than any pointer/.test(shown.stdout), `pointer show: exit ${shown.code}: ${shown.stdout.slice(0, 200)}`);
+        check(shown.peakKiB === undefined || shown.peakKiB < 100 * 1024, `pointer show of a 1 GiB file peaked at ${Math.round((shown.peakKiB ?? 0) / 1024)} MiB`);
+      },
+    };
+  },
+  (c, sb) => {
+    // --record-mode overwrite at what is no regular file: as root, /dev/null was once replaced.
+    const path = join(state(sb), "run.cast");
+    const kind = process.getuid?.() === 0 ? pick(c.random, ["fifo", "char"]) : "fifo";
+    if (kind === "fifo") execFileSync("mkfifo", [path]);
+    else execFileSync("mknod", [path, "c", "1", "3"]);
+    return { label: `--record-mode overwrite at a ${kind === "fifo" ? "FIFO" : "character device"}`, options: ["--record", path, "--record-mode", pick(c.random, ["overwrite", "append"])], node: { path, kind } };
+  },
+  (c, sb) => {
+    // Like /tmp: anyone may put a pointer or a lock there first. Refused, and said.
+    write(sb, pointerBody(c, sb, {}));
+    chmodSync(join(sb.dir, "state"), 0o1777);
+    return { label: "a pointer folder that is world-writable and sticky (1777)", said: /writable by every user/ };
+  },
+];
 
 const SETUPS: Setup[] = [
   (c, sb) => {
@@ -177,6 +230,8 @@ const SETUPS: Setup[] = [
       if (kind === "world-writable") chmodSync(dir, 0o777);
       if (kind === "another user's") chownSync(dir, 65534, 65534);
     }
-    return { label: `a pointer folder that is ${kind}` };
+    // A folder every user may write to is refused, in one line, never used without a word.
+    return { label: `a pointer folder that is ${kind}`, ...(kind === "world-writable" ? { said: /writable by every user/ } : {}) };
   },
+  ...NEWEST,
 ];

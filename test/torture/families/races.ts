@@ -33,7 +33,9 @@ interface Run {
 }
 
 function start(sb: Sandbox, pointer: string, extra: readonly string[] = []): Run {
-  const child = spawn(process.execPath, [CLI, "run", "--pointer", pointer, ...extra, "--", "amp"], { cwd: sb.dir, env: sb.env, stdio: "ignore" });
+  // --pty: with no terminal of its own a run puts the agent on pipes, and fake Amp, its stdin at
+  // an end, would exit at once; in a PTY it waits for input, as a driven agent does.
+  const child = spawn(process.execPath, [CLI, "run", "--pty", "--pointer", pointer, ...extra, "--", "amp"], { cwd: sb.dir, env: sb.env, stdio: "ignore" });
   const run: Run = { child, exited: new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? 128 + signalNumber(signal)))) };
   void run.exited.then((code) => (run.code = code));
   return run;

@@ -16,11 +16,46 @@ export const secrets: Family = {
   budgetMs: { quick: 8_000, full: 120_000 },
   async run(context, attempt) {
     const total = context.count(1, 30);
-    for (let i = 0; i < total && context.timeLeft(); i++) await attempt(`secrets in env, prompt and input (#${i})`, () => secretRun(context));
+    for (let i = 0; i < total && context.timeLeft(); i++) {
+      await attempt(`secrets in env, prompt and input (#${i})`, () => secretRun(context));
+      if (context.timeLeft()) await attempt(`a secret in the agent's command line (#${i})`, () => argvRun(context));
+    }
   },
 };
 
 const VARIABLES = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "CODER_AGENT_TOKEN", "SESSIONPIN_TEST_SECRET", "PASSWORD"];
+
+/**
+ * A one-shot prompt or an API key on the agent's own command line (`claude -p "…"`): the log once
+ * held the whole argv, and a recording's header the command. Neither may now.
+ */
+async function argvRun(c: Context): Promise<void> {
+  const secret = `argv-${hex(c.random, 24)}`;
+  const sb = new Sandbox();
+  const state = join(sb.dir, "state");
+  try {
+    const words = pick(c.random, [["-p", `deploy with ${secret}`], ["-p", "hi", `--api-key=${secret}`], ["-p", "hi", "--model", secret]]);
+    const driver = sb.sessionpin(["run", "--pointer", sb.pointer, "--record", join(state, "run.cast"), "--trace", join(state, "trace.jsonl"), "--", "claude", ...words, "--output-format", "stream-json", "--verbose"]);
+    try {
+      const { exitCode } = await exitOf(driver, 20_000);
+      check(exitCode === 0, `exit ${exitCode}: ${driver.text.slice(-300)}`);
+      const printed = driver.output.toString("utf8");
+      check(existsSync(sb.pointer), "no pointer pinned");
+      for (const file of filesUnder(state)) {
+        if (file.endsWith("run.cast") && printed.includes(secret)) continue;
+        check(!readFileSync(file, "latin1").includes(secret), `${file.slice(state.length + 1)} holds the agent's argv secret`);
+      }
+    } finally {
+      try {
+        driver.kill("SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  } finally {
+    sb.cleanup();
+  }
+}
 
 async function secretRun(c: Context): Promise<void> {
   const secret = (what: string): string => `${what}-${hex(c.random, 24)}`;

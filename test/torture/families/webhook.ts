@@ -1,9 +1,9 @@
 import { createServer, type Server, type Socket } from "node:net";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Sandbox } from "../../helpers/sandbox.js";
+import { CLI, ROOT, Sandbox } from "../../helpers/sandbox.js";
 import { cli, exitOf, sleep } from "../../e2e/support.js";
-import { check, hex, pick, randomBytes, type Context, type Family } from "../harness.js";
+import { check, hex, pick, randomBytes, STACK, type Context, type Family } from "../harness.js";
 import { checkOneLine } from "./agent-run.js";
 
 /**
@@ -16,10 +16,11 @@ import { checkOneLine } from "./agent-run.js";
  */
 export const webhook: Family = {
   name: "7 hostile webhook servers",
-  budgetMs: { quick: 10_000, full: 180_000 },
+  budgetMs: { quick: 14_000, full: 240_000 },
   async run(context, attempt) {
     const total = context.count(2, 40);
     for (let i = 0; i < total && context.timeLeft(); i++) {
+      if (i % 4 === 0) await attempt(`a flood: the ID changes every 5 ms, a silent receiver, ulimit -n 256 (#${i})`, () => flood(context));
       const kinds = Array.from({ length: 1 + Math.floor(context.random() * 3) }, () => pick(context.random, SERVERS));
       await attempt(`receivers: ${kinds.join(", ")} (#${i})`, () => hostile(context, kinds));
       if (i % 2 === 0) await attempt(`refused at parse time (#${i})`, () => refused(context));
@@ -114,6 +115,52 @@ async function hostile(c: Context, kinds: readonly Kind[]): Promise<void> {
       for (const socket of s.sockets) socket.destroy();
       s.server.close();
     }
+    sb.cleanup();
+  }
+}
+
+const FLAPPER = join(ROOT, "fixtures/plugins/flapper.json");
+
+/**
+ * The flapper agent changes its ID every 5 ms while the receiver never answers, under a limit of
+ * 256 open files: webhooks once took a socket per event, ran the process out of descriptors
+ * (EMFILE) within seconds, and the pointer writes failed with them.
+ */
+async function flood(c: Context): Promise<void> {
+  const sb = new Sandbox();
+  const env = { ...sb.env, FLAPPER_STATE: join(sb.dir, "flapper.state") };
+  const receiver = await serve("silent", c.random);
+  let most = 0;
+  receiver.server.on("connection", () => void (most = Math.max(most, receiver.sockets.size)));
+  try {
+    const url = `http://127.0.0.1:${receiver.port}/hook`;
+    const driver = sb.direct(["sh", "-c", 'ulimit -n 256; exec "$0" "$@"', process.execPath, CLI, "run", "--pointer", sb.pointer, "--plugin", FLAPPER, "--notify", url, "--", "flapper"], { env });
+    try {
+      await sleep(c.mode === "quick" ? 2_500 : 3_000 + c.random() * 5_000);
+      const asked = Date.now();
+      driver.write("\x03");
+      const { exitCode } = await exitOf(driver, 20_000);
+      const took = Date.now() - asked;
+      const log = sb.readLog();
+      check(exitCode === 130, `exit ${exitCode}, expected the agent's 130 (SIGINT); terminal: ${driver.text.slice(-300)}`);
+      check(took < EXIT_MS, `exit took ${took} ms after Ctrl-C, more than ${EXIT_MS}`);
+      check(!STACK.test(driver.text) && !STACK.test(log), `a stack trace: ${driver.text.slice(-600)}`);
+      check(!/EMFILE/.test(log), `out of file descriptors: ${log.split("\n").find((l) => l.includes("EMFILE"))?.slice(0, 300)}`);
+      check(most <= 2, `${most} connections to the receiver at once`);
+      check(!existsSync(`${sb.pointer}.lock`), "the lock was left behind");
+      const latest = Number(readFileSync(join(sb.dir, "flapper.state"), "utf8").trim());
+      const pinned = Number(/"id": "F-(\d+)"/.exec(readFileSync(sb.pointer, "utf8"))?.[1]);
+      check(pinned >= latest - 2, `the pointer fell behind: F-${pinned}, the agent at F-${latest}`);
+    } finally {
+      try {
+        driver.kill("SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  } finally {
+    for (const socket of receiver.sockets) socket.destroy();
+    receiver.server.close();
     sb.cleanup();
   }
 }
