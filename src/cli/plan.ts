@@ -1,5 +1,6 @@
 import type { Decision, UnpinnedPlan } from "../resume/plan.js";
 import { SessionpinError } from "../errors.js";
+import { jsonForTerminal } from "../explain/escape.js";
 import { fingerprint } from "../resume/messages.js";
 import { AGENT_OPTIONS, agentName, checkedName, choosePlugin, parseWithCommand, runPrompt, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
@@ -59,7 +60,7 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
   const { mode, ...rest } = described(executable, decision, messageId);
-  process.stdout.write(`${JSON.stringify({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest, ...(heldBy === undefined ? {} : { heldBy }) })}\n`);
+  process.stdout.write(`${jsonForTerminal({ mode, agent, pointer, ...(values.key === undefined ? {} : { key: values.key }), ...rest, ...(heldBy === undefined ? {} : { heldBy }) })}\n`);
   return decision.mode === "refused" ? decision.error.exitCode : 0;
 }
 

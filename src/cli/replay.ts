@@ -1,5 +1,6 @@
 import { pluginNamed, pluginNames } from "../agents/registry.js";
 import { errnoCode, EXIT, reasonOf, SessionpinError } from "../errors.js";
+import { jsonForTerminal } from "../explain/escape.js";
 import { formatTrace } from "../explain/format.js";
 import { replay, type ReplayResult } from "../replay/replay.js";
 import { FORMATS, openSource, type Format, type Source } from "../replay/sources.js";
@@ -39,7 +40,8 @@ export const EXPLAIN_USAGE = `Usage: sessionpin explain [options] FILE…|-
 
 Shows, line by line, every line a rule looked at and the outcome: taken (provisional or
 confirmed), or refused and why (grammar mismatch, look-alike field, superseded by a later ID,
-wrong agent, line too long, invalid JSON). Exit codes as replay.
+wrong agent, line too long, invalid JSON), and a recording line that is no event ("bad recording
+event"). Exit codes as replay.
 
 ${COMMON}
   --json           one JSON object per event, with its "file"
@@ -116,10 +118,10 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
         plugins,
         ...(width !== undefined ? { width } : {}),
         ...(jobs !== undefined ? { jobs } : {}),
-        ...(explain ? { trace: (event) => void progress.out(`${values.json ? JSON.stringify({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
+        ...(explain ? { trace: (event) => void progress.out(`${values.json ? jsonForTerminal({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
       });
       found &&= result.id !== null;
-      if (!explain || !values.json) progress.out(`${values.json ? JSON.stringify({ file, ...result }) : summary(file, result)}\n`);
+      if (!explain || !values.json) progress.out(`${values.json ? jsonForTerminal({ file, ...result }) : summary(file, result)}\n`);
     } catch (error) {
       // One file that cannot be read (missing, a folder, not a recording) is one line; the others
       // are still replayed, and the exit code says that one failed.
