@@ -17,6 +17,7 @@ import { install } from "./sections/install.mjs";
 import { latency } from "./sections/latency.mjs";
 import { replay } from "./sections/replay.mjs";
 import { pipes } from "./sections/pipes.mjs";
+import { sessions } from "./sections/sessions.mjs";
 import { shims } from "./sections/shims.mjs";
 import { startup } from "./sections/startup.mjs";
 import { stores } from "./sections/stores.mjs";
@@ -27,7 +28,7 @@ const USAGE = `Usage: npm run bench [-- options]
 
   (no option)          sections 1-5 at the issue's sizes, quiet and busy (about 22 minutes on 2 cores)
   --stress             the kill test only (section 6; 1000 kills, about 5-10 minutes)
-  --only LIST          comma-separated: throughput,latency,durable,replay,startup,install,shims,pipes,stores,stress
+  --only LIST          comma-separated: throughput,latency,durable,replay,startup,install,shims,pipes,stores,sessions,stress
   --load LIST          passes, comma-separated: quiet (nothing added) and busy (children/busy keeps
                        one core busy throughout); default quiet,busy. The stress test runs once.
   --wait-quiet N       before the quiet pass, wait up to N seconds for the 1-minute load average
@@ -50,6 +51,7 @@ const USAGE = `Usage: npm run bench [-- options]
                        (default 30; pipes' flood: a fifth as many rounds, at least 3, of --mb)
   --store-sizes LIST   stores: entries of each agent store built, comma-separated (default 1000,10000,100000)
   --store-runs N       stores: paired rounds per figure, store against empty store (default 15)
+  --sessions N         sessions: keyed pointers listed (default 10000); its runs: --reps
   --kills N            stress: kills (default 1000)
   --seed N             stress: seed of the kill moments (default 1)
   --dist DIR           measure another build of sessionpin (e.g. a copy of dist/ from before a
@@ -60,7 +62,7 @@ const { values: o } = parseArgs({
   options: {
     stress: { type: "boolean" }, only: { type: "string" }, quick: { type: "boolean" }, help: { type: "boolean", short: "h" },
     mb: { type: "string" }, "record-mb": { type: "string" }, reps: { type: "string" }, pairs: { type: "string" }, keys: { type: "string" }, "durable-runs": { type: "string" },
-    "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" }, "install-runs": { type: "string" }, "shim-runs": { type: "string" }, "store-sizes": { type: "string" }, "store-runs": { type: "string" },
+    "replay-mb": { type: "string" }, "profile-mb": { type: "string" }, "profile-run-mb": { type: "string" }, "startup-runs": { type: "string" }, "install-runs": { type: "string" }, "shim-runs": { type: "string" }, "store-sizes": { type: "string" }, "store-runs": { type: "string" }, sessions: { type: "string" },
     kills: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, dist: { type: "string" }, load: { type: "string" }, "wait-quiet": { type: "string" },
   },
 });
@@ -75,11 +77,11 @@ const num = (name, full, quick) => {
 };
 const settings = {
   mb: num("mb", 128, 16), recordMB: num("record-mb", 64, 8), reps: num("reps", 3, 1), pairs: num("pairs", 24, 2), keys: num("keys", 6000, 200), durableRuns: num("durable-runs", 50, 5),
-  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3), installRuns: num("install-runs", 5, 1), shimRuns: num("shim-runs", 30, 3), storeRuns: num("store-runs", 15, 2),
+  replayMB: num("replay-mb", 1024, 32), profileMB: num("profile-mb", 128, 16), profileRunMB: num("profile-run-mb", 64, 8), startupRuns: num("startup-runs", 30, 3), installRuns: num("install-runs", 5, 1), shimRuns: num("shim-runs", 30, 3), storeRuns: num("store-runs", 15, 2), sessions: num("sessions", 10000, 500),
   storeSizes: (o["store-sizes"] ?? (o.quick ? "100,1000" : "1000,10000,100000")).split(",").map(Number),
   kills: num("kills", 1000, 20), seed: num("seed", 1, 1),
 };
-const ALL = ["throughput", "latency", "durable", "replay", "startup", "install", "shims", "pipes", "stores", "stress"];
+const ALL = ["throughput", "latency", "durable", "replay", "startup", "install", "shims", "pipes", "stores", "sessions", "stress"];
 const chosen = o.only ? o.only.split(",").map((s) => s.trim()) : o.stress ? ["stress"] : ALL.filter((s) => s !== "stress");
 for (const s of chosen) if (!ALL.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${ALL.join(", ")})`);
 const LOADS = ["quiet", "busy"];
@@ -122,6 +124,7 @@ const runners = {
   shims: () => shims({ runs: settings.shimRuns, say }),
   pipes: () => pipes({ runs: settings.shimRuns, mb: settings.mb, say }),
   stores: () => stores({ sizes: settings.storeSizes, runs: settings.storeRuns, say }),
+  sessions: () => sessions({ count: settings.sessions, runs: Math.max(3, settings.reps), say }),
   // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/resume/pin.ts); 10 runs of
   // at most 4 new IDs each stay below that, so every ID seen confirmed must still be in it.
   stress: () => stress({ kills: settings.kills, seed: settings.seed, reset: 10, say }),

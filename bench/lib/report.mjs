@@ -164,6 +164,13 @@ function sectionRows(s) {
     }
     rows.push(row("stores", "11 every plan of a stored session warm, every store command exit 0", "—", st.problems.length === 0 ? "yes" : `${st.problems.length} problems`, st.problems[0] ?? "yes", "all", st.problems.length === 0, true));
   }
+  const ss = s.sessions;
+  if (ss && !ss.error) {
+    const later = ss.later;
+    rows.push(row("sessions", `12 sessions --json over ${ss.count} pointers, median of ${ss.runs}`, `first (no cache) ${f1(ss.first.ms)} ms, ${f1(ss.first.peakMB)} MB`, `${f1(later.ms)} ms, ${f1(later.peakMB)} MB`, `${f1(later.ms)} ms`, "< 300 ms, < 100 MB", later.ms < 300 && later.peakMB < 100));
+    rows.push(row("sessions", "12 … every pointer read (SESSIONPIN_NO_FAST=1); one key's (--key)", `${f1(ss.simple.ms)} ms, ${f1(ss.simple.peakMB)} MB`, `--key ${f1(ss.oneKey.ms)} ms`, "—", "(reported)", undefined));
+    rows.push(row("sessions", "12 every listing gave every row", "—", ss.problems.length === 0 ? "yes" : `${ss.problems.length} problems`, ss.problems[0] ?? "yes", "all", ss.problems.length === 0, true));
+  }
   const k = s.stress;
   if (k && !k.error) {
     const bad = k.invalid + k.tornReads;

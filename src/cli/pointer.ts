@@ -7,6 +7,11 @@ import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { lockCheck, lockHolder } from "../doctor/checks.js";
 import { describeHolder } from "../pointer/holder.js";
 import { forTerminal, jsonForTerminal } from "../explain/escape.js";
+import { existsSync } from "node:fs";
+import { homeOf } from "../home.js";
+import { moduleFolders } from "../pointer/module-dirs.js";
+import { pointersHome } from "../pointer/path.js";
+import { listSessions } from "../state/sessions.js";
 
 export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME | --pointer PATH) [--key NAME] [--json]
 
@@ -18,7 +23,8 @@ export const POINTER_USAGE = `Usage: sessionpin pointer show|clear (--agent NAME
 Options:
   --agent NAME      the agent whose pointer for this folder is meant (see below)
   --pointer PATH    the pointer file (env SESSIONPIN_POINTER); one of the two is needed
-  --key NAME        the pointer of this external conversation (env SESSIONPIN_KEY), as run's
+  --key NAME        the pointer of this external conversation (env SESSIONPIN_KEY), as run's; with
+                    none here, that key's pointer made in another folder (one only)
   --json            one JSON object instead of text
   -h, --help        show this help
 
@@ -50,7 +56,12 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   // bridge's typo must not look like a pointer cleared).
   const user = (await userPlugins(undefined, process.env, process.cwd())).plugins.map((loaded) => loaded.plugin);
   const agent = values.agent === undefined ? "" : namedPlugin(values.agent, user).name;
-  const { pointer: path, why } = await pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
+  const here = await pointerHere({ explicit: values.pointer, agent, env: process.env, cwd: process.cwd(), key: values.key });
+  const elsewhere = here.why === undefined && values.pointer === undefined && !process.env["SESSIONPIN_POINTER"] && values.key !== undefined && !existsSync(here.pointer)
+    ? await keyedElsewhere(agent, values.key, here.pointer)
+    : undefined;
+  const path = elsewhere?.pointer ?? here.pointer;
+  const why = elsewhere?.why ?? here.why;
   if (why !== undefined) process.stderr.write(`sessionpin: ${forTerminal(why)}\n`);
   // Names from the pointer file, the lock and other processes reach a terminal: escaped.
   const shown = forTerminal;
@@ -108,4 +119,20 @@ async function clearPointer(path: string): Promise<string | undefined> {
   } catch (error) {
     throw new SessionpinError("pointer-invalid", `sessionpin: cannot clear ${forTerminal(path)}: ${reasonOf(error)}`, { cause: error });
   }
+}
+
+/**
+ * A key's pointer made in another folder: a bridge cleaning up a thread need not know where its
+ * agent ran. One is taken, and said; several are a usage error naming their folders.
+ */
+async function keyedElsewhere(agent: string, key: string, own: string): Promise<{ pointer: string; why: string } | undefined> {
+  const home = homeOf(process.env);
+  const modules = home === undefined ? [] : await moduleFolders(home);
+  const rows = (await listSessions(pointersHome(process.env, home), modules, { key, agent })).filter((row) => row.cwd !== null);
+  const [only, ...more] = rows;
+  if (only === undefined) return undefined;
+  if (more.length > 0) {
+    throw new SessionpinError("usage", `sessionpin: key ${JSON.stringify(key)} has pointers in ${rows.length} folders (${rows.map((row) => row.cwd ?? "").sort().join(", ")}): run this in one of them, or give --pointer`);
+  }
+  return { pointer: only.pointer, why: `no pointer of key ${JSON.stringify(key)} here (${own}): using the one made in ${only.cwd ?? "?"}: ${only.pointer}` };
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeFolders, openPrivate } from "../files.js";
 
@@ -17,8 +17,9 @@ export interface Logger {
  * silently, and so is one that is a symbolic link or not a regular file: like the pointer files,
  * the log is never written through a link someone else put there.
  */
-export function fileLogger(path: string, now: () => Date = () => new Date()): Logger {
+export function fileLogger(path: string, now: () => Date = () => new Date(), limit = LOG_LIMIT): Logger {
   let fd: number | undefined;
+  let size = 0;
   let broken = false;
   const write = (level: string, message: string): void => {
     if (broken) return;
@@ -26,8 +27,18 @@ export function fileLogger(path: string, now: () => Date = () => new Date()): Lo
       if (fd === undefined) {
         makeFolders(dirname(path), 0o700);
         fd = openLog(path);
+        size = fstatSync(fd).size;
       }
-      writeSync(fd, `${now().toISOString()} ${level} sessionpin[${process.pid}] ${message}\n`);
+      // Capped: past the limit the log becomes `<log>.1` (the one before it goes) and a new one
+      // starts, so a pointer kept for months keeps at most two limits of log beside it.
+      if (size >= limit) {
+        closeSync(fd);
+        fd = undefined;
+        rotate(path);
+        fd = openLog(path);
+        size = 0;
+      }
+      size += writeSync(fd, `${now().toISOString()} ${level} sessionpin[${process.pid}] ${message}\n`);
     } catch {
       // The agent matters more than our diagnostics: a read-only or full disk must not stop it.
       broken = true;
@@ -41,6 +52,14 @@ export function fileLogger(path: string, now: () => Date = () => new Date()): Lo
       fd = undefined;
     },
   };
+}
+
+/** A log past this many bytes is rotated (fileLogger). */
+export const LOG_LIMIT = 1024 * 1024;
+
+/** `<log>` becomes `<log>.1`, replacing the older one; a link or other file there is not followed. */
+function rotate(path: string): void {
+  renameSync(path, `${path}.1`);
 }
 
 function openLog(path: string): number {

@@ -4,10 +4,12 @@ import { errnoCode } from "../errors.js";
 /**
  * At most `max` bytes of an open file, read to its end: undefined when it holds more. The files
  * beside a pointer are small (a pointer, a lock), and a file named like one may be anything: read
- * whole, a 1 GiB file named like a pointer cost 1.1 GB in `sessions` and in `run`.
+ * whole, a 1 GiB file named like a pointer cost 1.1 GB in `sessions` and in `run`. `size`, the
+ * size fstat gave, sizes the first read: a regular file that has no more gives a short read, and
+ * that is its end (one read a pointer, not two: `sessions` reads thousands).
  */
-export function readCapped(fd: number, max: number): Buffer | undefined {
-  let buffer = Buffer.allocUnsafe(Math.min(max + 1, 4096));
+export function readCapped(fd: number, max: number, size = 4095): Buffer | undefined {
+  let buffer = Buffer.allocUnsafe(Math.min(max + 1, size + 1));
   let length = 0;
   for (;;) {
     if (length === buffer.length) {
@@ -16,9 +18,10 @@ export function readCapped(fd: number, max: number): Buffer | undefined {
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
     }
-    const read = readSync(fd, buffer, length, buffer.length - length, null);
-    if (read === 0) return buffer.subarray(0, length);
+    const wanted = buffer.length - length;
+    const read = readSync(fd, buffer, length, wanted, null);
     length += read;
+    if (read === 0 || read < wanted) return buffer.subarray(0, length);
   }
 }
 

@@ -56,8 +56,11 @@ export function driverLockPath(env: NodeJS.ProcessEnv, home: string | undefined,
   return join(pointersHome(env, home), ".drivers", `${agent}-${shortHash(id)}`);
 }
 
-/** Hashed so deep paths and free-form keys make short, filesystem-safe names. */
-function shortHash(text: string): string {
+/**
+ * Hashed so deep paths and free-form keys make short, filesystem-safe names; `sessions` matches
+ * them to list one folder's or one key's pointers without reading the others.
+ */
+export function shortHash(text: string): string {
   return sha256Hex(text).slice(0, 16);
 }
 

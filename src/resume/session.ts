@@ -10,6 +10,7 @@ import { fromVerdict } from "../engine/trace.js";
 import { EXIT, reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { describeHolder } from "../pointer/holder.js";
+import { forTerminal } from "../explain/escape.js";
 import type { Pointer } from "../pointer/schema.js";
 import { removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
@@ -116,7 +117,9 @@ async function pinned(
   }
   if (lock === undefined) return unpinned(o, plugin, base, { reason: `${o.pointerPath} cannot be used`, conversation: true });
   if (lock.kind === "held") {
-    throw new SessionpinError("pointer-locked", `sessionpin: ${o.pointerPath} is in use by ${describeHolder(lock.holder)}`);
+    // A bridge knows its threads by key, not by the hashed file name.
+    const which = o.key === undefined ? o.pointerPath : `the session of key ${JSON.stringify(o.key)} (${o.pointerPath})`;
+    throw new SessionpinError("pointer-locked", `sessionpin: ${forTerminal(which)} is in use by ${describeHolder(lock.holder)}`);
   }
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pointerHere, runningRuns } from "../../src/cli/running.js";
-import { listSessions } from "../../src/cli/sessions.js";
+import { listSessions } from "../../src/state/sessions.js";
 import { listProcesses, type ProcessInfo } from "../../src/doctor/agentapi.js";
 import { moduleFolders } from "../../src/pointer/module-dirs.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";
 import { cli } from "../e2e/support.js";
-import type { SessionRow } from "../../src/cli/sessions.js";
+import type { SessionRow } from "../../src/state/sessions.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { THREAD, type OneShotResult } from "./headless.js";
 import { startsIn } from "./support.js";

@@ -117,6 +117,10 @@ describe("the session loop", () => {
     writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), host: hostname() }));
     await expect(runSession(held.options)).rejects.toMatchObject({ code: "pointer-locked", exitCode: 75 });
     expect(held.spawner.agents).toEqual([]);
+    // A bridge knows its threads by key: the line names the key and who holds it.
+    await expect(runSession({ ...held.options, key: "discord-1203" })).rejects.toMatchObject({
+      message: expect.stringMatching(new RegExp(`^sessionpin: the session of key "discord-1203" \\(.+\\) is in use by sessionpin pid ${process.pid} on `)) as unknown,
+    });
 
     const waiting = session({ pointerPath: held.options.pointerPath, cwd: held.options.cwd, waitLockMs: 5_000 });
     const done = runSession(waiting.options);
