@@ -7,7 +7,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { stripVTControlCharacters } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Cleanup, cli, cwdOf, exitOf, newThreadId, pointerExists, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
@@ -149,12 +148,14 @@ describe(`Amp ${VERSION} headless conversations, one per key`, () => {
   const BOUND_MS = WAIT_MS * 4;
   const STREAM = ["--stream-json"];
   /**
-   * One call; its output as text. Amp colours its errors in sessionpin's PTY and ends with the
-   * kitty keyboard protocol's resets (`ESC[=0u ESC[<u`), which stripVTControlCharacters leaves.
+   * One call; its error text. On pipes (no terminal: sessionpin runs Amp on pipes since issue 41)
+   * 0.0.1790142911 writes its errors plain, to stderr, and nothing to stdout; in a PTY it coloured
+   * them and ended with the kitty keyboard protocol's resets (`ESC[=0u ESC[<u`).
    */
   const call = async (sb: Sandbox, key: string, message: string) => {
     const result = await oneShot(sb, key, ["amp", "-x", message, ...STREAM], { boundMs: BOUND_MS });
-    return { ...result, text: stripVTControlCharacters(result.stdout.replace(/\x1b\[[<=>?]?[\d;]*[A-Za-z]/g, "")).replace(/\r\n/g, "\n").trim() };
+    expect(result.stdout).toBe("");
+    return { ...result, text: result.stderr.trim() };
   };
 
   /** The default pointer path of a key in the sandbox's folder, as `plan` names it. */

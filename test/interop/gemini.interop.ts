@@ -157,7 +157,7 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(sb.asideFiles("rejected")).toEqual([]);
   });
 
-  it("headless: `-p … --output-format stream-json` takes the chosen ID (init's session_id), confirmed by the chats file; a warm start with --resume-prompt continues it headless, the same call again sends nothing", async () => {
+  it("headless: `-p … --output-format stream-json` takes the chosen ID (init's session_id), confirmed by the chats file; a warm start with --resume-prompt continues it headless; a retried call of the session's last message sends nothing", async () => {
     const sb = geminiSandbox();
     const cast = join(sb.dir, "cold.cast");
     const cold = cleanup.driver(sb.sessionpin(run(sb, ["--record", cast], ["gemini", "-p", REMEMBER, ...STREAM])));
@@ -185,14 +185,15 @@ describe(`Gemini CLI ${VERSION}`, () => {
     expect(resumed[0]?.answer).toBe("FAKE-API: the word is zebra.");
     expect(sb.readPointer()).toMatchObject({ id, state: "confirmed", history: [] });
 
-    // The same command again without --resume-prompt (a retried step): its message is one the
-    // session already had, so Gemini is not started (exit 4) and the pointer is left as it was.
-    // (Before, the warm start was `--resume <id> -p ""`, which 0.61 refuses with exit 42
-    // `No input provided via stdin.`, and in the minute the session was written that failed
-    // resume rewrote its file to an empty session.)
+    // A retried step without --resume-prompt: its message is the session's last one (the resume
+    // prompt delivered just now), so Gemini is not started (exit 4) and the pointer is left as it
+    // was. (Since issue 41 only the last message counts as had without --message-id: `-p
+    // REMEMBER` again would now be a new turn. Before, the warm start was `--resume <id> -p ""`,
+    // which 0.61 refuses with exit 42 `No input provided via stdin.`, and in the minute the
+    // session was written that failed resume rewrote its file to an empty session.)
     const before = sb.readPointer();
     const requests = api().requests.length;
-    const bare = cleanup.driver(sb.sessionpin(run(sb, [], ["gemini", "-p", REMEMBER, ...STREAM])));
+    const bare = cleanup.driver(sb.sessionpin(run(sb, [], ["gemini", "-p", ASK, ...STREAM])));
     expect((await exitOf(bare, SLOW)).exitCode).toBe(4);
     expect(bare.text).toContain("session already had this message");
     expect(startsIn(sb.readLog())).toHaveLength(2);
