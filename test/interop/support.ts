@@ -12,7 +12,8 @@ import type { PtyDriver } from "../../src/demo/driver.js";
 import { type Cleanup, cli, cwdOf, QUIET, sleep, WAIT_MS } from "../e2e/support.js";
 import { FAKE_AGENTS, ROOT, type Sandbox } from "../helpers/sandbox.js";
 
-export const INTEROP = join(ROOT, "interop");
+/** interop/, or the folder scripts/interop-latest.mjs installed the newest CLIs into (the drift alarm). */
+export const INTEROP = process.env["SESSIONPIN_INTEROP_DIR"] ?? join(ROOT, "interop");
 /** Where `npm ci --prefix interop` puts the real `claude`, `codex` and `amp`. */
 export const REAL_BIN = join(INTEROP, "node_modules", ".bin");
 
