@@ -16,6 +16,12 @@
  *   it loads only for a file that is not plainly valid (a hand-edited pointer, a user plugin, a
  *   recording's header).
  *
+ * tar (npm's node-tar, which `export` and `import` read and write archives with) is bundled into
+ * a file of its own, tar.js, that cli.js requires only when an archive is written or read: in
+ * cli.js it was 147 KB more for every start to read, and as a dependency of the package it was
+ * 3.8 MB more of every install (node-tar and minipass ship each build twice, with source maps).
+ * So it is a devDependency, and both tarballs carry it inside dist/.
+ *
  * The bundle is CommonJS, run by a small entry (src/cli/launch.ts → main.js) that compiles it with a
  * V8 code cache: Node 20 caches no compiled code on its own, and `vm.Script`, the one way to give V8
  * a cache, runs scripts, not ES modules. `sessionpin --version` took 0.90 of the time the ES module
@@ -59,7 +65,10 @@ const common = {
   minifyWhitespace: true,
   logLevel: "warning",
 };
-await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: `${outdir}/cli.js` });
+// `tar` in cli.js is `require("./tar.js")`, found beside it (launch.ts's require is cli.js's own).
+const tarBeside = { name: "tar-beside", setup: (b) => b.onResolve({ filter: /^tar$/ }, () => ({ path: "./tar.js", external: true })) };
+await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: `${outdir}/cli.js`, plugins: [tarBeside] });
+await build({ ...common, stdin: { contents: 'module.exports = require("tar");', resolveDir: root, sourcefile: "tar-entry.js" }, outfile: `${outdir}/tar.js`, inject: [], define: {} });
 await build({ ...common, entryPoints: ["src/cli/launch.ts"], outfile: `${outdir}/main.js` });
 // Replay's and the webhooks' workers run in threads of their own, which share no module instances with the main thread.
 await build({ ...common, entryPoints: ["src/replay/fast/scan-worker.ts"], outfile: `${outdir}/scan-worker.js` });

@@ -20,4 +20,5 @@ export const aider: AgentPlugin = {
   }),
   history: { file: ".aider.chat.history.md", flag: "--restore-chat-history" },
   unpinned: () => "Aider has no resumable session (no session IDs): running it transparently, nothing is pinned",
+  carry: { kind: "none", says: "nothing to carry: no sessions; its chat history is a file in the working folder, which travels with the folder" },
 };

@@ -132,4 +132,8 @@ export const amp: AgentPlugin = {
     const { options, execute } = parseArgs(args);
     return [...options, "threads", "continue", id, ...(execute ? ["-x"] : [])];
   },
+  // Threads live on Amp's server: nothing of Amp's is on disk to carry. The pointer alone names the
+  // thread, which any machine signed in to the same Amp account continues (`threads continue`);
+  // not provable offline (every thread operation needs Amp's server).
+  carry: { kind: "pointer", says: "threads live on Amp's server; the pointer travels alone, and resumes the thread where the same Amp account is signed in" },
 };

@@ -182,4 +182,27 @@ export const auggie: AgentPlugin = {
       return workspace === context.cwd || workspace === gitRoot(context.cwd);
     },
   },
+  // 0.36.0 resumes ~/.augment/sessions/<id>.json from another folder (test/interop/carry.interop.ts).
+  // The file is written whole at each turn, so its turns are its chatHistory's exchanges; the
+  // folder it names (`folder_root`, `current_working_directory`) becomes the new one.
+  carry: {
+    kind: "files",
+    says: "sessions/<id>.json (one JSON document, rewritten whole at each turn); the folder's path in it rewritten",
+    root: (context) => sessionsDir(context),
+    files: (id) => [{ path: `${id}.json`, transcript: true }],
+    owns: (path, id) => path === `${id}.json`,
+    folderNames: (cwd) => [cwd],
+    turns(text) {
+      try {
+        const history = (JSON.parse(text) as { chatHistory?: unknown }).chatHistory;
+        if (!Array.isArray(history)) return undefined;
+        return history.map((turn: { exchange?: { request_id?: unknown } } | null) => {
+          const id = turn?.exchange?.request_id;
+          return typeof id === "string" ? id : JSON.stringify(turn);
+        });
+      } catch {
+        return undefined;
+      }
+    },
+  },
 };

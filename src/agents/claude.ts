@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
+import { filesBelow } from "../state/carry-files.js";
 
 /**
  * Claude Code. Facts from ../shared/agents.md, Claude Code 2.1.197's and 2.1.330's own `--help`,
@@ -184,4 +185,16 @@ export const claude: AgentPlugin = {
   },
   // While it runs (>= 2.1.10x): sessions/<pid>.json, which also follows /clear to the new session.
   pidFile: { rule: "pid-file", path: (pid, context) => join(configDir(context), "sessions", `${pid}.json`), field: "sessionId" },
+  // 2.1.330 resumes a transcript put under another folder's projects/<folder>/ (test/interop/
+  // carry.interop.ts), even with the old folder inside it; its lines name the folder as
+  // `"cwd":"/old"` (and `"workingDirectory"`), made the new one's so that they say where it now
+  // runs. Beside the transcript, `<id>/` holds the session's subagent transcripts and tool results.
+  carry: {
+    kind: "files",
+    says: "projects/<folder>/<id>.jsonl and its <id>/ folder (subagents, tool results), filed under the new folder; the folder's path in them rewritten",
+    root: (context) => join(configDir(context), "projects", context.cwd.replace(/[^A-Za-z0-9]/g, "-")),
+    files: (id, root, _entry, look) => [{ path: `${id}.jsonl`, transcript: true }, ...filesBelow(look, root, id).map((path) => ({ path }))],
+    owns: (path, id) => path === `${id}.jsonl` || path.startsWith(`${id}/`),
+    folderNames: (cwd) => [cwd],
+  },
 };

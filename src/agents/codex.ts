@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { hasOption, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
+import { literal } from "../state/carry-files.js";
 
 /**
  * OpenAI Codex CLI. Facts from ../shared/agents.md and Codex 0.169 run here: its `--help`, the
@@ -229,5 +230,17 @@ export const codex: AgentPlugin = {
         return false;
       }
     },
+  },
+  // 0.169 finds a rollout by its ID wherever it is filed under sessions/, whatever folder its
+  // `session_meta` names, and runs the resumed thread in the folder it is started in (its
+  // environment context names the new one: test/interop/carry.interop.ts). The rollout keeps its
+  // day folder; `"cwd":"/old"` of its session_meta and turn contexts becomes the new folder.
+  carry: {
+    kind: "files",
+    says: "its rollout sessions/YYYY/MM/DD/rollout-…-<id>.jsonl, under the same day; the folder's path in it rewritten",
+    root: sessionsRoot,
+    files: (_id, _root, entry) => [{ path: entry, transcript: true }],
+    owns: (path, id) => new RegExp(`^\\d{4}/\\d{2}/\\d{2}/rollout-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-${literal(id)}\\.jsonl$`).test(path),
+    folderNames: (cwd) => [cwd],
   },
 };

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
 import { definePlugin } from "./declarative.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin, RunContext } from "./types.js";
+import { filesBelow } from "../state/carry-files.js";
 
 /**
  * GitHub Copilot CLI. Facts seen from the real `@github/copilot` 1.0.102 (test/interop/copilot.interop.ts,
@@ -32,6 +33,9 @@ const ARGV: ArgvSpec = {
   ],
   optionalValues: ["-r", "--resume", "--connect", "-w", "--worktree", "--mouse", "--share", "--bash-env"],
 };
+
+/** `$COPILOT_HOME/session-state` (default ~/.copilot): one folder per session, for every working folder. */
+const sessionState = (context: RunContext): string => join(context.env["COPILOT_HOME"] ?? join(context.home, ".copilot"), "session-state");
 
 // An empty `-p ""` on a warm start of a one-shot run: the slot coldArgs fills with the run's new
 // message or `--resume-prompt` (sessionpin does not start a one-shot run with neither).
@@ -146,6 +150,19 @@ export const copilot: AgentPlugin = {
       const { type, data } = event as { type?: unknown; data?: { context?: { cwd?: unknown } } };
       return type === "session.start" && data?.context?.cwd === context.cwd;
     },
+  },
+  // 1.0.102 resumes a session-state/<id>/ folder whatever folder its session.start names, and
+  // logs a `session.resume` event naming the folder it now runs in (test/interop/carry.interop.ts).
+  // The whole folder travels (events.jsonl, workspace.yaml, checkpoints, files), its lock files
+  // not; `"cwd":"/old"` in events.jsonl becomes the new folder (workspace.yaml's YAML is left as
+  // it is: 1.0.102 leaves it too, after a resume elsewhere).
+  carry: {
+    kind: "files",
+    says: "its session-state/<id>/ folder (events.jsonl, workspace.yaml, checkpoints), lock files left out; the folder's path in events.jsonl rewritten",
+    root: (context) => sessionState(context),
+    files: (id, root, _entry, look) => filesBelow(look, root, id, (path) => !path.endsWith(".lock")).map((path) => (path === `${id}/events.jsonl` ? { path, transcript: true } : { path })),
+    owns: (path, id) => path.startsWith(`${id}/`) && !path.endsWith(".lock"),
+    folderNames: (cwd) => [cwd],
   },
 
   invocation(args) {

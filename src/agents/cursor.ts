@@ -115,4 +115,7 @@ export const cursor: AgentPlugin = {
     entryName: (id) => id,
     wholeId: true,
   },
+  // Not carried: the chat folder is named by the MD5 of the folder and holds a SQLite store.db
+  // (the layouts above, from public readers); Cursor CLI does not install here to prove a move.
+  carry: { kind: "none", says: "not carried: its chats are SQLite files in ~/.cursor/chats/<md5 of the folder>/<id>/, not proven movable here (Cursor CLI does not install here)" },
 };

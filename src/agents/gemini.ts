@@ -1,9 +1,11 @@
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { valueAt } from "../json.js";
 import { readJsonFileSync } from "../engine/store-files.js";
 import { definePlugin } from "./declarative.js";
-import type { AgentPlugin } from "./types.js";
+import type { AgentPlugin, RunContext, StoreLook } from "./types.js";
+import { sha256Hex } from "../digest.js";
+import { filesBelow, firstJsonLine, literal } from "../state/carry-files.js";
 
 /**
  * Gemini CLI. Proven against the real @google/gemini-cli 0.61.0 (test/interop/gemini.interop.ts),
@@ -197,7 +199,83 @@ export const gemini: AgentPlugin = {
         : { name: "gemini-trust", status: "warn", detail: `${context.cwd} is not in ${join(root, "trustedFolders.json")}: headless runs exit 55 before any session exists` },
     ];
   },
+  // 0.61.0 resumes a chats file put in the new folder's project (test/interop/carry.interop.ts):
+  // it looks a session up in tmp/<project>/chats only, and does not compare the `projectHash`
+  // (sha256 of the folder) of its line 1 with the folder's. Which <project> a folder has is
+  // 0.61's projectRegistry.ts: projects.json, else a folder of tmp/ whose `.project_root` names it,
+  // else a new slug; so the import registers it in both, as 0.61 would, and rewrites the hash too.
+  carry: {
+    kind: "files",
+    says: "tmp/<project>/chats/session-…-<id8>.jsonl (and <id>/, its subagents) filed under the new folder's project, registered in projects.json; the folder's path and sha256 in them rewritten",
+    root: (context, look) => {
+      const root = geminiRoot(context);
+      return join(root, "tmp", carriedProject(root, context.cwd, look), "chats");
+    },
+    files(id, root, _entry, look) {
+      const mine = (look.list(root) ?? []).filter((e) => e.kind === "file" && chatsFileOf(id).test(e.name) && firstJsonLine(look.head(join(root, e.name), 64 * 1024))?.["sessionId"] === id);
+      // Each resume in a later minute writes a 2-line stub with the same <id8>: the biggest file is the conversation.
+      const sizes = mine.map((e) => look.size(join(root, e.name)) ?? 0);
+      const biggest = mine[sizes.indexOf(Math.max(...sizes))]?.name;
+      return [...mine.map((e) => ({ path: e.name, ...(e.name === biggest ? { transcript: true } : {}) })), ...filesBelow(look, root, id).map((path) => ({ path }))];
+    },
+    owns: (path, id) => chatsFileOf(id).test(path) || path.startsWith(`${id}/`),
+    folderNames: (cwd) => [cwd, sha256Hex(cwd)],
+    register(context, root, look) {
+      const home = geminiRoot(context);
+      const project = dirname(root);
+      const slug = basename(project);
+      const registry = registryOf(home, look);
+      const writes: Array<{ path: string; text: string }> = [];
+      if (registry !== undefined && registry[context.cwd] !== slug) {
+        writes.push({ path: join(home, "projects.json"), text: JSON.stringify({ projects: { ...registry, [context.cwd]: slug } }, null, 2) });
+      }
+      if (look.head(join(project, ".project_root"), 64 * 1024)?.trim() !== context.cwd) writes.push({ path: join(project, ".project_root"), text: context.cwd });
+      return writes;
+    },
+  },
 };
+
+const geminiRoot = (context: RunContext): string => join(context.env["GEMINI_CLI_HOME"] || context.home, ".gemini");
+/** A main session's chats files: `session-<YYYY-MM-DDTHH-MM>-<first 8 of the ID>.jsonl` (`.json`, as the store's name rule takes too). */
+const chatsFileOf = (id: string): RegExp => new RegExp(`^session-[0-9T-]+-${literal(id.slice(0, 8))}\\.jsonl?$`);
+const SLUG = /^[a-z0-9-]+$/;
+
+/** projects.json's `projects` when it is a registry 0.61 would keep ({} when there is none yet); undefined otherwise. */
+function registryOf(home: string, look: StoreLook): Record<string, string> | undefined {
+  const path = join(home, "projects.json");
+  if (look.size(path) === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(look.head(path, 4 * 1024 * 1024) ?? "");
+  } catch {
+    return undefined;
+  }
+  const projects = (parsed as { projects?: unknown } | null)?.projects;
+  if (typeof projects !== "object" || projects === null) return undefined;
+  const entries = Object.entries(projects);
+  return entries.every(([, slug]) => typeof slug === "string" && SLUG.test(slug)) ? Object.fromEntries(entries) as Record<string, string> : undefined;
+}
+
+/**
+ * The project (folder under tmp/) 0.61 would give `cwd` on this machine, by projectRegistry.ts's
+ * getShortId: its projects.json entry when the folder's `.project_root` marker does not name
+ * another; else the folder whose marker names `cwd`; else the first of `<slug>`, `<slug>-1`, …
+ * that neither projects.json nor a marker gives another folder.
+ */
+export function carriedProject(home: string, cwd: string, look: StoreLook): string {
+  const owner = (slug: string): string | undefined => look.head(join(home, "tmp", slug, ".project_root"), 64 * 1024)?.trim();
+  const registry = registryOf(home, look) ?? {};
+  const mapped = registry[cwd];
+  if (mapped !== undefined && SLUG.test(mapped) && (owner(mapped) ?? cwd) === cwd) return mapped;
+  const marked = (look.list(join(home, "tmp")) ?? []).find((e) => e.kind === "folder" && SLUG.test(e.name) && owner(e.name) === cwd);
+  if (marked !== undefined) return marked.name;
+  const taken = new Set(Object.values(registry));
+  const slug = basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
+  for (let n = 0; ; n++) {
+    const candidate = n === 0 ? slug : `${slug}-${n}`;
+    if (!taken.has(candidate) && (owner(candidate) ?? cwd) === cwd) return candidate;
+  }
+}
 
 /**
  * The folder name 0.61 gives `cwd` under ~/.gemini/tmp: its entry in ~/.gemini/projects.json

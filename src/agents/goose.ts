@@ -155,4 +155,7 @@ export const goose: AgentPlugin = {
       : options(tokens, (name) => !IDENTIFIER.includes(name) && !RESUME.includes(name));
     return ["session", "-r", ...which, ...render(kept)];
   },
+  // Not carried: goose 1.x keeps every session in one SQLite database with its working_dir
+  // (~/.local/share/goose/sessions/sessions.db, its docs); goose does not install here.
+  carry: { kind: "none", says: "not carried: its sessions live in one SQLite database (~/.local/share/goose/sessions/sessions.db, per its docs), not proven movable here (goose does not install here)" },
 };

@@ -109,4 +109,7 @@ export const kiro: AgentPlugin = {
     const rest = withoutPositionals(withoutOptions(parseArgs(args).tokens, SESSION));
     return ["chat", ...render(rest), "--resume-id", id];
   },
+  // Not carried: its docs say sessions are stored per folder in a local database under ~/.kiro;
+  // its own `/save FILE` and `/load FILE` move a conversation by hand. Kiro does not install here.
+  carry: { kind: "none", says: "not carried: its sessions are kept per folder in its database under ~/.kiro (per its docs; its own /save and /load move one by hand); Kiro CLI does not install here" },
 };

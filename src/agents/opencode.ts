@@ -95,6 +95,28 @@ const data = definePlugin({
 
 export const opencode: AgentPlugin = {
   ...data,
+  // 1.18.33 keeps sessions in SQLite (see below) and carries one itself: `opencode export <id>`
+  // prints it as JSON (its messages and parts, `info.directory` the old folder), and `opencode
+  // import <file>` stores it under the folder it runs in (`directory`, `path` and the project are
+  // the new folder's) and inserts only what is not there yet: a session already there keeps its
+  // row, and gains the messages it lacks. `run -s <id>` in the new folder then continues it
+  // (test/interop/carry.interop.ts). `Session not found` is its export's word for an unknown ID.
+  carry: {
+    kind: "command",
+    says: "through OpenCode's own `opencode export <id>` (in the old folder) and `opencode import <file>` (in the new one, which files the session under it)",
+    exportArgs: (id) => ["export", id],
+    importArgs: (file) => ["import", file],
+    missing: /Session not found/,
+    turns(text) {
+      try {
+        const messages = (JSON.parse(text) as { messages?: unknown }).messages;
+        if (!Array.isArray(messages)) return undefined;
+        return messages.map((m: { info?: { id?: unknown } } | null) => (typeof m?.info?.id === "string" ? m.info.id : JSON.stringify(m)));
+      } catch {
+        return undefined;
+      }
+    },
+  },
   // The TUI shows its session only on a clean exit; the log names it the moment it is stored.
   sessionLog: { rule: "log-created", path: (context) => opencodeLogPath(context), created: (line, context) => sessionCreatedIn(line, context) },
   // `-h, --help` and `-v, --version` (1.18.33 `--help`).

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type SessionPicks, type Token } from "./argv.js";
 import type { DeclarativePlugin } from "./declarative.js";
-import type { AgentPlugin, ColdStart, RunContext, SessionStore } from "./types.js";
+import type { AgentPlugin, CarryFiles, ColdStart, RunContext, SessionStore } from "./types.js";
 import { storeHome } from "../home.js";
+import { literal } from "../state/carry-files.js";
 
 /**
  * What pi (@mariozechner/pi-coding-agent) and its fork omp (@oh-my-pi/pi-coding-agent) share:
@@ -87,6 +88,26 @@ export function familyStore(dot: string): SessionStore {
       const header = sessionHeaderOf(head);
       return header !== undefined && header["cwd"] === context.cwd;
     },
+  };
+}
+
+/**
+ * How a session of the family travels: its file, from the folder sessionpin gives the old folder
+ * to the one it gives the new. Its header names the folder, and both refuse a session whose folder
+ * is not theirs: pi 0.73.1 `Stored session working directory does not exist: /old` (exit 1), omp
+ * 18.2.3 `Session "…" belongs to a directory that no longer exists (/old); run interactively to
+ * move it into the current project.`; with the header's `"cwd"` made the new folder both resume
+ * it (test/interop/carry.interop.ts). omp's title line is rewritten in place: not a turn.
+ */
+export function familyCarry(dot: string): CarryFiles {
+  return {
+    kind: "files",
+    says: `its session file in the folder sessionpin gives ${dot}/agent/sessionpin/--<folder>--/, moved to the new folder's; the header's folder rewritten (refused otherwise)`,
+    root: (context) => familySessionDir(dot, context),
+    files: (_id, _root, entry) => [{ path: entry, transcript: true }],
+    owns: (path, id) => new RegExp(`^\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z_${literal(id)}\\.jsonl$`).test(path),
+    folderNames: (cwd) => [cwd],
+    notTurn: (line) => line.startsWith('{"type":"title"'),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ArgvSpec } from "./argv.js";
 import { definePlugin } from "./declarative.js";
-import { familyArgv, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID, TURN_FAILED } from "./pi-family.js";
+import { familyArgv, familyCarry, familySessionDir, familyStore, PROVIDER_FAILURES, SESSION_HEADER, SESSION_ID, TURN_FAILED } from "./pi-family.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
@@ -73,4 +73,5 @@ export const pi: AgentPlugin = {
     separator: false,
   }),
   store: familyStore(".pi"),
+  carry: familyCarry(".pi"),
 };

@@ -26,4 +26,5 @@ export const q: AgentPlugin = {
   },
   unpinned: () =>
     "Amazon Q cannot be pinned: `q chat` shows no conversation ID and `q chat --resume` only continues this folder's last conversation; running it transparently, nothing is pinned",
+  carry: { kind: "none", says: "nothing to carry: Amazon Q shows no conversation ID, and sessionpin pins none" },
 };

@@ -171,4 +171,15 @@ export const qwen: AgentPlugin = {
     // its cwd: `{"uuid":…,"sessionId":…,"type":"user","cwd":"/work/app",…}`.
     belongs: (head, context) => head.includes(`"cwd":${JSON.stringify(context.cwd)}`),
   },
+  // 0.24.4 refuses a chats file put under the new folder's projects/<folder>/chats whose lines
+  // still name the old folder (`No saved session found with ID …`: it keeps only the records of
+  // its own cwd), and resumes it once `"cwd":"/old"` names the new one (test/interop/carry.interop.ts).
+  carry: {
+    kind: "files",
+    says: "projects/<folder>/chats/<id>.jsonl, filed under the new folder; the folder's path in it rewritten (0.24.4 refuses it otherwise)",
+    root: (context) => join(runtimeDir(context), "projects", context.cwd.replace(/[^a-zA-Z0-9]/g, "-"), "chats"),
+    files: (id) => [{ path: `${id}.jsonl`, transcript: true }],
+    owns: (path, id) => path === `${id}.jsonl`,
+    folderNames: (cwd) => [cwd],
+  },
 };

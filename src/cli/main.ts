@@ -11,6 +11,8 @@ import { endWhenOutputFails, exitWhenWritten } from "./output.js";
 import { runCommand } from "./run.js";
 import { sessionsCommand } from "./sessions.js";
 import { shimCommand } from "./shim.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
 const USAGE = `Usage: sessionpin <command> [options]
 
 Commands:
@@ -18,6 +20,8 @@ Commands:
   plan [options] -- <agent> [args…]   print what run would start (cold/warm, argv) as JSON
   pointer show|clear                  show or set aside the stored pointer
   sessions [--json]                   list every pinned session (key, agent, folder, ID, messages)
+  export [--key K] -o FILE            carry a pinned conversation to another machine or folder
+  import FILE [--cwd DIR]             restore it here: the agent's files, then the pointer
   plugins [--json]                    list plugins: executables, capture sources, resume form
   replay [options] FILE…|-            find the session ID in recorded output (cast, raw, jsonl, agentapi state)
   explain [options] FILE…|-           line by line: why an ID was or was not taken
@@ -42,6 +46,8 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   plan: planCommand,
   pointer: pointerCommand,
   sessions: sessionsCommand,
+  export: exportCommand,
+  import: importCommand,
   plugins: pluginsCommand,
   replay: replayCommand,
   explain: explainCommand,

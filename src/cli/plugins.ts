@@ -29,6 +29,8 @@ interface PluginRow {
   readonly source: string;
   readonly capture: string[];
   readonly resume: string | null;
+  /** What `sessionpin export`/`import` carry of its sessions (docs/carry.md). */
+  readonly carry: string;
 }
 
 export async function pluginsCommand(argv: readonly string[]): Promise<number> {
@@ -43,14 +45,14 @@ export async function pluginsCommand(argv: readonly string[]): Promise<number> {
   const rows = pluginNames(user).map((name): PluginRow => {
     const plugin = pluginNamed(name, user) as AgentPlugin;
     const file = loaded.plugins.find((u) => u.plugin === plugin)?.file;
-    return { name, names: plugin.names, source: file ?? "built-in", ...describe(plugin) };
+    return { name, names: plugin.names, source: file ?? "built-in", ...describe(plugin), carry: carried(plugin) };
   });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(rows)}\n`);
   } else {
     for (const row of rows) {
       process.stdout.write(
-        `${row.name} (${row.names.join(", ")}; ${row.source})\n  capture: ${row.capture.join("; ")}\n  resume:  ${row.resume ?? "none"}\n`,
+        `${row.name} (${row.names.join(", ")}; ${row.source})\n  capture: ${row.capture.join("; ")}\n  resume:  ${row.resume ?? "none"}\n  carry:   ${row.carry}\n`,
       );
     }
   }
@@ -73,4 +75,11 @@ function describe(plugin: AgentPlugin): { capture: string[]; resume: string | nu
     ...(plugin.sessionLog ? [`session log (${plugin.sessionLog.rule})`] : []),
   ];
   return { capture: capture.length > 0 ? capture : ["none"], resume: `${plugin.names[0]} ${plugin.warmArgs([], "<id>").join(" ")}` };
+}
+
+/** What export/import carry of the plugin's sessions, in one line. */
+function carried(plugin: AgentPlugin): string {
+  const carry = plugin.carry;
+  if (carry === undefined) return "not carried: the plugin says nothing about carrying its sessions";
+  return carry.kind === "none" ? carry.says : `${carry.kind === "pointer" ? "pointer only" : carry.kind === "command" ? "carried by the agent" : "carried"}: ${carry.says}`;
 }

@@ -40,7 +40,7 @@ export async function readPointer(path: string): Promise<PointerRead> {
       const stat = fstatSync(fd);
       if (stat.isDirectory()) return { kind: "invalid", reason: "is a folder, not a pointer file", folder: true };
       if (!stat.isFile()) return { kind: "invalid", reason: "not a regular file" };
-      const bytes = stat.size > MAX_POINTER_BYTES ? undefined : readCapped(fd, MAX_POINTER_BYTES);
+      const bytes = stat.size > MAX_POINTER_BYTES ? undefined : readCapped(fd, MAX_POINTER_BYTES, stat.size);
       if (bytes === undefined) return { kind: "invalid", reason: `${Math.max(stat.size, MAX_POINTER_BYTES + 1)} bytes, more than any pointer (${MAX_POINTER_BYTES})` };
       text = bytes.toString("utf8");
     } finally {
