@@ -159,10 +159,14 @@ export function judge(grammar: RegExp, candidate: Pick<Candidate, "rule" | "stat
 // `--dangerously-allow-all` into the agent's argv from a forged pointer or a line of output.
 // Nor is nothing: a grammar that allows "" ("x*") would pin an ID the pointer's schema refuses.
 const NEVER_AN_ID = /^$|^-|[\0\n\r]/;
+// Nor is a value longer than any agent's IDs (38 characters at most among the agents known): a
+// grammar of "[a-z]+" took a whole megabyte-long line, and the pointer, 51 IDs deep with its
+// history, could no longer be read.
+export const MAX_ID_LENGTH = 1024;
 
 /** Whether `value` is a whole ID of `grammar`: the test every ID meets before it is pinned or resumed. */
 export function fitsGrammar(grammar: RegExp, value: string): boolean {
-  return !NEVER_AN_ID.test(value) && grammar.test(value);
+  return value.length <= MAX_ID_LENGTH && !NEVER_AN_ID.test(value) && grammar.test(value);
 }
 
 /** `judge` by its parts, for callers that hold no candidate. */

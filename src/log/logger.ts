@@ -38,7 +38,7 @@ export function fileLogger(path: string, now: () => Date = () => new Date(), lim
         fd = openLog(path);
         size = 0;
       }
-      size += writeSync(fd, `${now().toISOString()} ${level} sessionpin[${process.pid}] ${message}\n`);
+      size += writeSync(fd, `${now().toISOString()} ${level} sessionpin[${process.pid}] ${bounded(message)}\n`);
     } catch {
       // The agent matters more than our diagnostics: a read-only or full disk must not stop it.
       broken = true;
@@ -52,6 +52,13 @@ export function fileLogger(path: string, now: () => Date = () => new Date(), lim
       fd = undefined;
     },
   };
+}
+
+/** What one log line says at most: a value an agent printed (a line, a refused ID) can be megabytes. */
+const MESSAGE_LIMIT = 4096;
+
+function bounded(message: string): string {
+  return message.length <= MESSAGE_LIMIT ? message : `${message.slice(0, MESSAGE_LIMIT)}… (${message.length - MESSAGE_LIMIT} more characters)`;
 }
 
 /** A log past this many bytes is rotated (fileLogger). */

@@ -60,7 +60,7 @@ it("installs from the packed tarball without scripts or a compiler, and sessionp
   expect(demo.status).toBe(0);
 }, 90_000);
 
-it("without node-pty's binary, run and demo say so in one line with the fix, and doctor names it", () => {
+it("without node-pty's binary, run in a PTY and demo say so in one line with the fix, doctor names it, and a run on pipes needs none", () => {
   // Continues from the install above, as npm's --omit=optional would have left it.
   const bin = join(prefix, "bin", "sessionpin");
   expect(existsSync(bin)).toBe(true);
@@ -68,7 +68,7 @@ it("without node-pty's binary, run and demo say so in one line with the fix, and
   const line = `cannot start a PTY: node-pty's prebuilt binary for ${process.platform}-${process.arch} (@lydell/${PLATFORM_PACKAGE}) is not installed: reinstall sessionpin without --omit=optional or --no-optional, on this machine`;
   const env = { HOME: box.dir, TMPDIR: box.dir };
 
-  for (const args of [["demo"], ["run", "--", "true"]]) {
+  for (const args of [["demo"], ["run", "--pty", "--", "true"]]) {
     const result = box.run(bin, args, { env, timeoutMs: 10_000 });
     expect(result.stderr, args.join(" ")).toBe(`sessionpin: ${line}\n`);
     expect(result.stdout).toBe("");
@@ -80,6 +80,7 @@ it("without node-pty's binary, run and demo say so in one line with the fix, and
   expect(report.checks.find((check) => check.name === "pty")).toEqual({ name: "pty", status: "fail", detail: line });
   expect(doctor.status).toBe(1);
 
-  // Commands that start no PTY still work.
+  // Commands that start no PTY still work, and so does a run on pipes (no terminal).
   expect(box.run(bin, ["plugins"], { env, timeoutMs: 10_000 }).status).toBe(0);
+  expect(box.run(bin, ["run", "--", "sh", "-c", "echo on pipes"], { env, timeoutMs: 10_000 })).toMatchObject({ status: 0, stdout: "on pipes\n", stderr: "" });
 });

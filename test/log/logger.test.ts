@@ -33,3 +33,13 @@ it("rotates a log that is already past its limit when a run opens it, and never 
   expect(readFileSync(`${path}.1`, "utf8")).toBe("y".repeat(2000));
   expect(readFileSync(join(tmp.path, "victim"), "utf8")).toBe("untouched");
 });
+
+it("cuts a message longer than 4096 characters, saying how much was left out", () => {
+  const path = join(tmp.path, "p.log");
+  const log = fileLogger(path, () => new Date("2026-11-29T00:00:00.000Z"));
+  log.warn(`captured ${"a".repeat(1 << 20)}`);
+  log.close();
+  const [line = ""] = readFileSync(path, "utf8").split("\n");
+  expect(line.length).toBeLessThan(4200);
+  expect(line).toMatch(/… \(1044489 more characters\)$/);
+});
