@@ -17,6 +17,8 @@ const VARIADIC = [
 ];
 // The prompt: `-p` runs it once and exits, `-i` opens the TUI and runs it first. A positional
 // query is one-shot too in 0.24.4 ("Defaults to one-shot; use -i/--prompt-interactive").
+// yargs gives none of them the next word when it starts with `-`: `qwen -p --output-format
+// stream-json` reads its prompt from stdin (0.24.4, seen: `qwen -p --resume <id>` resumes <id>).
 const PROMPT = ["-p", "--prompt", "-i", "--prompt-interactive"];
 // Options that pick the session; a warm start replaces them with `--resume <id>`. With
 // --fork-session, 0.24.4 gives the fork a random ID of its own (not --session-id's).
@@ -24,7 +26,7 @@ const SESSION = ["-r", "--resume", "-c", "--continue", "--session-id", "--fork-s
 const ARGV: ArgvSpec = {
   variadic: VARIADIC,
   values: [
-    ...VARIADIC, ...PROMPT, "--telemetry-target", "--telemetry-otlp-endpoint", "--telemetry-otlp-protocol",
+    ...VARIADIC, "--telemetry-target", "--telemetry-otlp-endpoint", "--telemetry-otlp-protocol",
     "--telemetry-outfile", "--proxy", "-m", "--model", "--system-prompt", "--append-system-prompt", "--output-style",
     "--sandbox-image", "--approval-mode", "--channel", "--mcp-config", "--openai-logging-dir", "--openai-api-key",
     "--openai-base-url", "--input-format", "-o", "--output-format", "--json-fd", "--json-file", "--json-schema",
@@ -32,7 +34,7 @@ const ARGV: ArgvSpec = {
     "--max-subagent-depth", "--auth-type",
   ],
   // `--resume` without an ID opens a picker; `--worktree` without a slug makes one up.
-  optionalValues: ["-r", "--resume", "--worktree"],
+  optionalValues: [...PROMPT, "-r", "--resume", "--worktree"],
 };
 // 0.24.4's commands (`--help`) but `serve`, a daemon whose clients own their sessions.
 const SUBCOMMANDS = new Set(["auth", "board", "channel", "extensions", "hooks", "mcp", "review", "sandbox", "sessions", "update"]);

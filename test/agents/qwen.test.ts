@@ -61,8 +61,10 @@ describe("qwen kinds of invocation", () => {
       [["-c", "-p", "go on", "-o", "stream-json"], { via: "-c" }],
       [["--continue"], { via: "--continue" }],
       [["--resume", ID, "--fork-session"], { via: `--resume ${ID} --fork-session` }], // a new session
+      // `-p` takes no word that starts with "-" (0.24.4: the ID went to --resume): a picker.
+      [["-p", "--resume"], { via: "--resume" }],
     ],
-    pinned: [[], ["update the docs"], ["-p", "mcp"], ["--model", "fake"], ["resume the work"], ["-p", "--resume"], ["--session-id", FRESH]],
+    pinned: [[], ["update the docs"], ["-p", "mcp"], ["--model", "fake"], ["resume the work"], ["--session-id", FRESH]],
   });
 });
 
