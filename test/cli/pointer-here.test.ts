@@ -152,11 +152,12 @@ describe("runningRuns", () => {
     const theirs = spawn("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", script, ...args], { cwd: dir, stdio: "ignore" });
     const ours = spawn(script, args, { cwd: dir, stdio: "ignore" });
     try {
-      // setpriv execs the script: wait until both show `run` in their command line.
+      // setpriv execs the script once it has dropped to the other user; until then setpriv itself,
+      // still root, shows the script and `run` in its argv: wait until both run the script.
       const both = async (): Promise<readonly ProcessInfo[]> => {
         for (let i = 0; i < 100; i++) {
           const found = listProcesses().filter((p) => p.pid === theirs.pid || p.pid === ours.pid);
-          if (found.length === 2 && found.every((p) => p.argv.includes("run"))) return found;
+          if (found.length === 2 && found.every((p) => p.argv.includes("run") && !p.argv.includes("setpriv"))) return found;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         throw new Error("the two scripts did not start");
