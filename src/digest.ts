@@ -18,6 +18,9 @@ export function sha256Hex(text: string): string {
   return bytesToHex(sha256(exactBytes(text)));
 }
 
+/** What sha256Hex writes: a message's fingerprint in a pointer, a file's in an archive's manifest. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** The MD5 of `text`'s UTF-8 bytes, as lowercase hex: only to find a folder another program named so. */
 export function md5Hex(text: string): string {
   return bytesToHex(md5(utf8ToBytes(text)));

@@ -1,4 +1,6 @@
 import { isAbsolute } from "node:path";
+import { SHA256_HEX } from "../digest.js";
+import { FIRST_LINE, MIN_NAME_CHARS, POINTER_STATES } from "./bounds.js";
 import type { Pointer } from "./schema.js";
 import { POINTER_VERSION } from "./version.js";
 
@@ -7,14 +9,15 @@ import { POINTER_VERSION } from "./version.js";
  * be written (the first zod parse of a run cost 3-11 ms on a busy machine, the module load before
  * it up to 90 ms, right between the agent's ID line and the fsync), and the pointer a warm start
  * reads before the agent can start. Sound, not complete: `true` only for what PointerSchema
- * accepts too; a `false` sends the caller to the schema for the verdict and its wording
- * (test/pointer/check.test.ts holds the two side by side).
+ * accepts too; a `false` sends the caller to the schema for the verdict and its wording. Its
+ * bounds are the schema's (bounds.ts); test/pointer/check.test.ts generates, from the schema
+ * itself, a pointer at each side of every bound of every field and holds the two to one verdict.
  */
 export function surelyValid(value: unknown): value is Pointer {
   if (!record(value)) return false;
   const p = value as Partial<Record<keyof Pointer, unknown>>;
   return p.version === POINTER_VERSION && nonEmpty(p.agent) && nonEmpty(p.id) &&
-    (p.state === "provisional" || p.state === "confirmed") &&
+    (POINTER_STATES as readonly unknown[]).includes(p.state) &&
     typeof p.cwd === "string" && isAbsolute(p.cwd) &&
     isoTime(p.capturedAt) && optional(p.confirmedAt, isoTime) && isSource(p.source) &&
     optional(p.key, nonEmpty) && optional(p.messages, (m) => everyItem(m, isMessage)) &&
@@ -37,7 +40,7 @@ export function normalized(p: Pointer): Pointer {
   };
 }
 
-const nonEmpty = (v: unknown): boolean => typeof v === "string" && v.length > 0;
+const nonEmpty = (v: unknown): boolean => typeof v === "string" && v.length >= MIN_NAME_CHARS;
 const optional = (v: unknown, test: (v: unknown) => boolean): boolean => v === undefined || test(v);
 const record = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const everyItem = (v: unknown, test: (item: unknown) => boolean): boolean => Array.isArray(v) && v.every(test);
@@ -69,12 +72,11 @@ function daysIn(year: number, month: number): number {
 
 function isSource(v: unknown): boolean {
   return record(v) && typeof v["rule"] === "string" &&
-    optional(v["line"], (n) => Number.isSafeInteger(n) && (n as number) > 0);
+    optional(v["line"], (n) => Number.isSafeInteger(n) && (n as number) >= FIRST_LINE);
 }
 
-const SHA256 = /^[0-9a-f]{64}$/;
 function isMessage(v: unknown): boolean {
-  return record(v) && typeof v["sha256"] === "string" && SHA256.test(v["sha256"]) && isoTime(v["at"]);
+  return record(v) && typeof v["sha256"] === "string" && SHA256_HEX.test(v["sha256"]) && isoTime(v["at"]);
 }
 
 function isHistoryEntry(v: unknown): boolean {

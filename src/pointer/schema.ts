@@ -1,10 +1,13 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { SHA256_HEX } from "../digest.js";
+import { FIRST_LINE, MIN_NAME_CHARS, POINTER_STATES } from "./bounds.js";
 import { POINTER_VERSION } from "./version.js";
 
 /**
  * The files of the pointer folder as they must be read. Imported only when a file is read or
  * written (`await import`), never before the agent starts: zod is most of sessionpin's start-up.
+ * Its bounds live in bounds.ts, which the plain check (check.ts) reads too.
  */
 
 // Offsets are accepted so a hand-edited pointer with local time still reads.
@@ -12,25 +15,25 @@ const isoTime = z.iso.datetime({ offset: true });
 
 export const PointerSchema = z.object({
   version: z.literal(POINTER_VERSION),
-  agent: z.string().min(1),
-  id: z.string().min(1),
+  agent: z.string().min(MIN_NAME_CHARS),
+  id: z.string().min(MIN_NAME_CHARS),
   /** Provisional until the agent has shown it accepts the ID (an init line vs. a resumed turn). */
-  state: z.enum(["provisional", "confirmed"]),
+  state: z.enum(POINTER_STATES),
   cwd: z.string().refine(isAbsolute, "expected an absolute path"),
   capturedAt: isoTime,
   confirmedAt: isoTime.optional(),
   /** Which extraction rule produced the ID, for `explain`. */
   source: z.object({
     rule: z.string(),
-    line: z.number().int().positive().optional(),
+    line: z.number().int().min(FIRST_LINE).optional(),
   }),
   /** The external conversation this session serves (`--key`: a chat thread, a PR), if named. */
-  key: z.string().min(1).optional(),
+  key: z.string().min(MIN_NAME_CHARS).optional(),
   /**
    * The sha256 of every message the session took a turn with (never the text), newest last, at
    * most 50: a message it already had is not sent again.
    */
-  messages: z.array(z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), at: isoTime })).optional(),
+  messages: z.array(z.object({ sha256: z.string().regex(SHA256_HEX), at: isoTime })).optional(),
   /** When a run last ended with the agent having taken a turn. */
   lastRunAt: isoTime.optional(),
   /** IDs this pointer held before, newest last, so a wrong replacement can be undone by hand. */

@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { SHA256_HEX } from "../digest.js";
 import { badName, CARRY_FORMAT, CARRY_KIND, MAX_ENTRIES, MAX_FILE_BYTES, MAX_TOTAL_BYTES, POINTER_NAME, refused, STORE_PREFIX, type CarryError } from "./archive-rules.js";
 
 /**
@@ -17,7 +18,7 @@ const Entry = z.strictObject({
   path: z.string(),
   role: z.enum(["pointer", "transcript", "file"]),
   size: z.number().int().min(0).max(MAX_FILE_BYTES),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: z.string().regex(SHA256_HEX),
 });
 
 export const ManifestSchema = z.strictObject({
