@@ -2,6 +2,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { errnoCode, reasonOf } from "../errors.js";
 import type { Logger } from "../log/logger.js";
+import type { CastV2Header } from "./cast-header.js";
 import { LineFile, notAFile } from "./line-file.js";
 
 /**
@@ -12,18 +13,17 @@ import { LineFile, notAFile } from "./line-file.js";
 export const RECORD_MODES = ["append", "overwrite", "refuse"] as const;
 export type RecordMode = (typeof RECORD_MODES)[number];
 
+/** The header's version, as the header's one description (cast-header.ts) has it. */
+const VERSION: CastV2Header["version"] = 2;
+
+/** What a run puts in the header it writes: the terminal's size, the command and its environment. */
+export type CastHeader = Required<Pick<CastV2Header, "width" | "height" | "command" | "env">>;
+
 /**
  * An asciicast v2 recording (docs.asciinema.org/manual/asciicast/v2): a JSON header line, then one
  * `[seconds, "o"|"i"|"r", data]` line per event, each written whole at once (see LineFile), so a
  * run killed at any moment leaves a valid prefix and nothing is held in memory.
  */
-export interface CastHeader {
-  readonly width: number;
-  readonly height: number;
-  readonly command: string;
-  readonly env: Readonly<Record<string, string>>;
-}
-
 export class CastRecorder {
   readonly #started: number;
   // Events must be valid JSON strings: a UTF-8 character split between two reads waits for its rest.
@@ -60,7 +60,7 @@ export class CastRecorder {
     }
     const file = existing.kind === "cast"
       ? LineFile.append(path, log, existing.keep, existing.lead)
-      : LineFile.open(path, log, { version: 2, ...header, timestamp: Math.floor(now() / 1000) });
+      : LineFile.open(path, log, { version: VERSION, ...header, timestamp: Math.floor(now() / 1000) } satisfies CastV2Header);
     if (file === undefined) return undefined;
     if (withInput) log.warn(`recording typed input to ${path}: anything typed, secrets included, is in that file`);
     if (existing.kind !== "cast") return new CastRecorder(file, now, withInput);
@@ -161,7 +161,7 @@ function castEnd(path: string): CastEnd {
     // An empty file (`mktemp --suffix .cast`) holds nothing to keep: recorded into as a new one.
     if (size === 0) return { kind: "none" };
     const header = parsed(firstLineBytes(fd, size).toString("utf8").split("\n", 1)[0] ?? "");
-    if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== 2) return NOT_A_CAST;
+    if (typeof header !== "object" || header === null || (header as { version?: unknown }).version !== VERSION) return NOT_A_CAST;
     const whole = wholeLines(fd, size);
     return { kind: "cast", seconds: lastEventSeconds(fd, whole.keep), ...whole };
   } catch {
