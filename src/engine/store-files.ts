@@ -100,12 +100,14 @@ export async function readSpan(path: string, offset: number, limits: ReadLimits,
  * file it should be: undefined).
  */
 export function readJsonFileSync(path: string, limits: ReadLimits): Record<string, unknown> | undefined {
+  // Read under other limits, the file's verdict may differ: a smaller bound refuses what a bigger took.
   const cached = parsed.get(path);
-  const span = readSpanSync(path, 0, { ...limits, maxBytes: limits.maxBytes + 1 }, cached?.stamp);
+  const same = cached !== undefined && cached.maxBytes === limits.maxBytes && cached.follow === limits.follow;
+  const span = readSpanSync(path, 0, { ...limits, maxBytes: limits.maxBytes + 1 }, same ? cached.stamp : undefined);
   if (span === "unchanged" && cached !== undefined) return cached.value;
   const value = jsonOf(span, limits);
   parsed.delete(path);
-  if (typeof span === "object") parsed.set(path, { stamp: span.stamp, value });
+  if (typeof span === "object") parsed.set(path, { stamp: span.stamp, maxBytes: limits.maxBytes, follow: limits.follow, value });
   if (parsed.size > 8) parsed.delete(parsed.keys().next().value ?? "");
   return value;
 }
@@ -115,7 +117,7 @@ export function readJsonFileSync(path: string, limits: ReadLimits): Record<strin
  * again and again (Gemini's projects.json, on every look of the store watch) is parsed again only
  * once it changed.
  */
-const parsed = new Map<string, { readonly stamp: FileStamp; readonly value: Record<string, unknown> | undefined }>();
+const parsed = new Map<string, { readonly stamp: FileStamp; readonly maxBytes: number; readonly follow: boolean | undefined; readonly value: Record<string, unknown> | undefined }>();
 
 /** readJsonFileSync, off the thread. */
 export async function readJsonFile(path: string, limits: ReadLimits): Promise<Record<string, unknown> | undefined> {

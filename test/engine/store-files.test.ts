@@ -42,6 +42,15 @@ describe("the readers", () => {
     expect(readJsonFileSync(join(home, "real.json"), { maxBytes: 4 })).toBeUndefined();
   });
 
+  it("judge a JSON file again under another bound or link rule, not from what a read under others kept", () => {
+    writeFileSync(join(home, "real.json"), '{"a":1}');
+    symlinkSync(join(home, "real.json"), join(home, "link.json"));
+    expect(readJsonFileSync(join(home, "real.json"), { maxBytes: 1024 })).toEqual({ a: 1 });
+    expect(readJsonFileSync(join(home, "real.json"), { maxBytes: 4 })).toBeUndefined();
+    expect(readJsonFileSync(join(home, "link.json"), { maxBytes: 1024, follow: true })).toEqual({ a: 1 });
+    expect(readJsonFileSync(join(home, "link.json"), { maxBytes: 1024 })).toBeUndefined();
+  });
+
   it("say what a listing could not: missing, unreadable, or past its bound", () => {
     expect(listFolderSync(join(home, "nothing"), 10)).toEqual({ kind: "missing" });
     writeFileSync(join(home, "file"), "");
