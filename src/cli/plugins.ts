@@ -1,5 +1,6 @@
 import { pluginNamed, pluginNames } from "../agents/registry.js";
 import type { AgentPlugin } from "../agents/types.js";
+import { sourcesOf } from "../engine/source.js";
 import { parseOptions, userPlugins } from "./options.js";
 
 export const PLUGINS_USAGE = `Usage: sessionpin plugins [--plugin FILE]… [--json]
@@ -59,21 +60,13 @@ export async function pluginsCommand(argv: readonly string[]): Promise<number> {
   return loaded.problems.length > 0 ? 1 : 0;
 }
 
-/** Capture sources in order of trust, and the resume command's shape. */
+/** Capture sources, most trusted first, and the resume command's shape. */
 function describe(plugin: AgentPlugin): { capture: string[]; resume: string | null } {
   const noConversation = plugin.unpinned?.([]);
   if (noConversation !== undefined && plugin.json.length === 0 && plugin.text.length === 0) {
     return { capture: [`none: ${noConversation}`], resume: plugin.history ? `adds ${plugin.history.flag} (--aider-restore-history)` : null };
   }
-  const capture = [
-    ...(plugin.chooseId ? ["ID chosen up front in argv"] : []),
-    ...(plugin.upfront ? [`up front: ${plugin.upfront.rule}`] : []),
-    ...plugin.json.map((rule) => `stream field ${rule.field} (${rule.name}, ${rule.state})`),
-    ...plugin.text.map((rule) => `terminal text (${rule.name}, ${rule.state})`),
-    ...(plugin.pidFile ? [`pid file (${plugin.pidFile.rule})`] : []),
-    ...(plugin.store ? [`session store (${plugin.store.rule}${plugin.store.wholeId ? "" : ", confirms only"})`] : []),
-    ...(plugin.sessionLog ? [`session log (${plugin.sessionLog.rule})`] : []),
-  ];
+  const capture = sourcesOf(plugin).map((source) => source.says);
   return { capture: capture.length > 0 ? capture : ["none"], resume: `${plugin.names[0]} ${plugin.warmArgs([], "<id>").join(" ")}` };
 }
 
