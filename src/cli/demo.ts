@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PtyDriver } from "../demo/driver.js";
+import { PtyDriver } from "../pty/driver.js";
 import { parseOptions } from "./options.js";
 
 export const DEMO_USAGE = `Usage: sessionpin demo [--keep] [--json]

@@ -18,7 +18,7 @@ import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { ompSessionDir } from "../../src/agents/omp.js";
 import { agents } from "../../src/agents/registry.js";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { FAKE_AGENTS, type Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, cwdOf, eventsOf, exitOf, newThreadId, PROMPT, readBeside, runArgs, sleep, waitUntil, writePointerByHand } from "./support.js";
 

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, closeSync, existsSync, openSync, readFileSync, st
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, cli, exitOf, WAIT_MS } from "./support.js";
 

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { ROOT, Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, cwdOf, exitOf, sleep, waitUntil, WAIT_MS } from "../e2e/support.js";
 

@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { ROOT, type Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, exitOf, sleep, waitUntil, WAIT_MS } from "../e2e/support.js";
 import { Workspace, type AmpPlace } from "./workspace.js";

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PtyDriver } from "../../src/demo/driver.js";
+import { PtyDriver } from "../../src/pty/driver.js";
 import { ROOT, type Sandbox } from "../helpers/sandbox.js";
 
 export const MODULE = join(ROOT, "registry/sessionpin/modules/sessionpin");

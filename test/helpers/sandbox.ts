@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { PtyDriver, type DriverOptions } from "../../src/demo/driver.js";
+import { PtyDriver, type DriverOptions } from "../../src/pty/driver.js";
 
 export const ROOT = join(import.meta.dirname, "../..");
 /** The built CLI: `npm test` builds it first, so the tests run what users run. */

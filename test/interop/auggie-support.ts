@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { settled } from "./support.js";
 import { answerFor, textOf, type ApiMessage } from "./fake-anthropic.js";

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { Cleanup, cwdOf, exitOf, readBeside, sleep, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { auggieEnv, FakeAugment, settleAuggieOnboarding, typeMessage, type AugmentChat } from "./auggie-support.js";

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { Cleanup, cwdOf, exitOf, sleep, waitUntil, WAIT_MS } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeAnthropic, userTexts } from "./fake-anthropic.js";

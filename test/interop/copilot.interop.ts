@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { Cleanup, cli, cwdOf, exitOf, sleep, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";

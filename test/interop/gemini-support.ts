@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { cwdOf, sleep, WAIT_MS } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { answerFor, userTexts, type ApiMessage } from "./fake-anthropic.js";

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { Cleanup, cli, cwdOf, exitOf, pointerExists, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { userTexts, type ApiMessage } from "./fake-anthropic.js";

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { Cleanup, cwdOf, exitOf, waitUntil, WAIT_MS, writePointerByHand } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import { FakeChat } from "./fake-chat.js";

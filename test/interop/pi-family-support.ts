@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { exitOf, WAIT_MS } from "../e2e/support.js";
 import type { Sandbox } from "../helpers/sandbox.js";
 import type { RecordedChatRequest } from "./fake-chat.js";

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { Cleanup, exitOf, waitUntil, WAIT_MS } from "../e2e/support.js";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { typeLikeAgentapi } from "./gemini-support.js";

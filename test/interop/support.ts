@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect } from "vitest";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, join } from "node:path";
-import type { PtyDriver } from "../../src/demo/driver.js";
+import type { PtyDriver } from "../../src/pty/driver.js";
 import { type Cleanup, cli, cwdOf, QUIET, sleep, WAIT_MS } from "../e2e/support.js";
 import { FAKE_AGENTS, ROOT, type Sandbox } from "../helpers/sandbox.js";
 

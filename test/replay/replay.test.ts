@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { PtyDriver } from "../../src/demo/driver.js";
+import { PtyDriver } from "../../src/pty/driver.js";
 import { seeded } from "../helpers/random.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
 import { transcript } from "../helpers/transcript.js";

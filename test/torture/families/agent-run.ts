@@ -1,4 +1,4 @@
-import type { PtyDriver } from "../../../src/demo/driver.js";
+import type { PtyDriver } from "../../../src/pty/driver.js";
 import { Sandbox } from "../../helpers/sandbox.js";
 import { exitOf, sleep } from "../../e2e/support.js";
 import { check, STACK } from "../harness.js";

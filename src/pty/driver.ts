@@ -1,5 +1,5 @@
 import { cleanText } from "../engine/capture/clean.js";
-import { spawnAgent, type AgentPty } from "../pty/host.js";
+import { spawnAgent, type AgentPty } from "./host.js";
 
 export interface DriverOptions {
   readonly cols?: number;
