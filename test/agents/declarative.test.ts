@@ -1,15 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { definePlugin, PluginError } from "../../src/agents/declarative.js";
 import { parsePlugin } from "../../src/agents/user/parse.js";
-import { loadUserPlugins } from "../../src/agents/user/load.js";
 import { judgeLine } from "../../src/engine/match.js";
-import { pluginForCommand, pluginNamed } from "../../src/agents/registry.js";
-
-const base = { name: "acme", names: ["acme"], grammar: "acme-[0-9a-f]{8}", resume: ["{args}", "--resume", "{id}"] };
+import { ACME_PLUGIN as base } from "./user/acme.js";
 
 describe("definePlugin", () => {
   it("anchors the grammar so an ID inside a longer word is refused", () => {
@@ -96,93 +89,3 @@ describe("definePlugin", () => {
     expect(parsePlugin({ ...base, prompt: { via: "flag" } })).toEqual({ problems: ['field prompt.flag: required when prompt.via is "flag"'] });
   });
 });
-
-describe("pluginNamed", () => {
-  it("takes --agent NAME for the plugin of that name before one that lists NAME among its executables", () => {
-    const lister = definePlugin({ ...base, name: "myclaude", names: ["claude", "myclaude"] });
-    expect(pluginNamed("claude", [lister])?.name).toBe("claude");
-    expect(pluginNamed("myclaude", [lister])).toBe(lister);
-    // By executable, the user's plugin still handles `claude`.
-    expect(pluginForCommand("/usr/bin/claude", [lister])).toBe(lister);
-    // A user plugin with a built-in's name replaces it.
-    const replacing = definePlugin({ ...base, name: "claude", names: ["claude"] });
-    expect(pluginNamed("claude", [replacing])).toBe(replacing);
-  });
-});
-
-describe("loadUserPlugins", () => {
-  let dir = "";
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("loads --plugin files and the XDG plugin folder, and reports bad files by file, field and reason", async () => {
-    dir = mkdtempSync(join(tmpdir(), "sessionpin-plugins-"));
-    const folder = join(dir, "config", "sessionpin", "plugins");
-    mkdirSync(folder, { recursive: true });
-    // Saved with a byte-order mark, as some editors do.
-    writeFileSync(join(folder, "good.json"), `\uFEFF${JSON.stringify({ ...base, name: "good", names: ["good"] })}`);
-    writeFileSync(join(folder, "bad.json"), JSON.stringify({ ...base, name: "Bad Name", extra: 1 }));
-    writeFileSync(join(folder, "notjson.json"), "{ nope");
-    writeFileSync(join(folder, "ignored.txt"), "not a plugin");
-    writeFileSync(join(dir, "explicit.json"), JSON.stringify(base));
-    const loaded = await loadUserPlugins(["explicit.json", "missing.json"], { XDG_CONFIG_HOME: join(dir, "config") }, dir, dir);
-    expect(loaded.plugins.map((p) => [p.plugin.name, p.file])).toEqual([
-      ["acme", join(dir, "explicit.json")],
-      ["good", join(folder, "good.json")],
-    ]);
-    expect(loaded.problems).toEqual([
-      `plugin ${join(dir, "missing.json")}: no such file or folder`,
-      expect.stringMatching(new RegExp(`^plugin ${join(folder, "bad.json")}: field name: lowercase`)),
-      expect.stringMatching(new RegExp(`^plugin ${join(folder, "bad.json")}: field \\(top level\\): .*extra`)),
-      expect.stringMatching(new RegExp(`^plugin ${join(folder, "notjson.json")}: not JSON: `)),
-    ]);
-  });
-
-  // Torture suite, hostile user plugins: a FIFO in the plugin folder hung the start before the
-  // agent ran, and a link to /dev/zero was read until memory ran out (8 GB).
-  it("skips a FIFO, a link to /dev/zero and an oversized file in the plugin folder, at once and in bounded memory", async () => {
-    dir = mkdtempSync(join(tmpdir(), "sessionpin-plugins-"));
-    const folder = join(dir, "config", "sessionpin", "plugins");
-    mkdirSync(folder, { recursive: true });
-    execFileSync("mkfifo", [join(folder, "fifo.json")]);
-    symlinkSync("/dev/zero", join(folder, "zero.json"));
-    writeFileSync(join(folder, "huge.json"), Buffer.alloc(2 << 20, " "));
-    // Saved with a byte-order mark, as some editors do.
-    writeFileSync(join(folder, "good.json"), `\uFEFF${JSON.stringify({ ...base, name: "good", names: ["good"] })}`);
-    const started = Date.now();
-    const loaded = await loadUserPlugins([], { XDG_CONFIG_HOME: join(dir, "config") }, dir, dir);
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(loaded.plugins.map((p) => p.plugin.name)).toEqual(["good"]);
-    expect(loaded.problems).toEqual([
-      `plugin ${join(folder, "fifo.json")}: not a regular file`,
-      `plugin ${join(folder, "huge.json")}: 2097152 bytes, more than a plugin's 1048576`,
-      `plugin ${join(folder, "zero.json")}: not a regular file`,
-    ]);
-  });
-
-});
-
-// Torture suite, hostile user plugins: a text rule that backtracks catastrophically froze the
-// agent's terminal (every keystroke waited for the regex, for ever).
-describe("patterns from plugin files", () => {
-  it("refuses a pattern V8 cannot run in linear time, naming the field", () => {
-    for (const [field, declaration] of [
-      ["text.0.pattern", { ...base, text: [{ name: "t", pattern: "x (?<id>(a+)+)(?=c)", state: "confirmed" }] }],
-      ["rejected.0", { ...base, rejected: ["(a+)\\1+$"] }],
-      ["grammar", { ...base, grammar: "(?<=x)acme-[0-9a-f]{8}" }],
-    ] as const) {
-      const parsed = parsePlugin(declaration);
-      expect(parsed).toEqual({ problems: [expect.stringMatching(new RegExp(`^field ${field.replace(".", "\\.")}: may backtrack without bound`))] });
-    }
-  });
-
-  it("runs a nested quantifier on the output that would make it backtrack for ever in linear time", () => {
-    const parsed = parsePlugin({ ...base, grammar: "[a-z]+", text: [{ name: "boom", pattern: "x (?<id>(a+)+)$", state: "confirmed" }] });
-    if (!("plugin" in parsed)) throw new Error(parsed.problems.join("; "));
-    const started = Date.now();
-    for (let n = 25; n < 40; n++) expect(judgeLine(parsed.plugin, { n: 1, text: `x ${"a".repeat(n)}b` })).toEqual([]);
-    expect(judgeLine(parsed.plugin, { n: 2, text: `x ${"a".repeat(30)}` })).toEqual([{ kind: "taken", rule: "boom", id: "a".repeat(30), state: "confirmed" }]);
-    // 2^25 to 2^39 steps each for a backtracking engine.
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
-});
-
