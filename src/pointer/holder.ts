@@ -35,13 +35,13 @@ export async function readHolder(text: string): Promise<LockInfo | UnreadableLoc
 // holder: /proc counts in ticks of 10 ms, and the clocks compared are read at different moments.
 const START_SLACK_MS = 2_000;
 
-/** How often a holder marks its lock as still in use (its mtime): what another host can judge it by. */
 /** A lock's live holder in words, as every message that names one says it. */
 export function describeHolder(holder: LockInfo): string {
   // The host and time are whatever the lock file says: escaped, as they reach a terminal.
   return `sessionpin pid ${holder.pid} on ${forTerminal(holder.host)} since ${forTerminal(holder.startedAt)}`;
 }
 
+/** How often a holder marks its lock as still in use (its mtime): what another host can judge it by. */
 export const HEARTBEAT_MS = 30_000;
 // Ten heartbeats missed: the run on the other host is gone (or its clock is far off ours).
 export const REMOTE_STALE_MS = 10 * HEARTBEAT_MS;
