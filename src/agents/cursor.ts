@@ -48,10 +48,16 @@ const data = definePlugin({
   //   agent --resume=0fb6d1a2-5c3e-4b7f-9a81-2d4e6c8b0f13
   //   cursor-agent --resume="0fb6d1a2-5c3e-4b7f-9a81-2d4e6c8b0f13"     the docs quote the ID
   // Chat text and the prompt box are indented (`  Run cursor-agent --resume=…`, `│ > …`): not taken.
+  // Older cursor-agent builds (2025; a public TaskMaster guide, stephanschielke/cursor-task-master
+  // docs/CURSOR_AGENT_WITH_TASK_MASTER/USER_GUIDE.md) print the command after a label, which a
+  // pasted copy shows indented too; the label makes it the agent's own line, so indentation is
+  // allowed there only. At agentapi's 67 columns the UUID breaks across two rows (the core joins them):
+  //   To resume this session: cursor-agent --resume=5d2e8a41-7c3b-4f96-a0
+  //   e2-9b1c4d7f3a68
   text: [
     {
       name: "exit-hint",
-      pattern: `^(?:cursor-)?agent --resume=(?<q>["']?)(?<id>${UUID})\\k<q>(?![0-9A-Za-z-])`,
+      pattern: `^(?:\\s*To resume this session: )?(?:cursor-)?agent --resume=(?<q>["']?)(?<id>${UUID})\\k<q>(?![0-9A-Za-z-])`,
       state: "provisional",
     },
   ],
