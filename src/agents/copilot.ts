@@ -70,6 +70,13 @@ export const copilot: AgentPlugin = {
       // label column, and the ID ending the row. Chat text that quotes `copilot --resume=<uuid>` is
       // not taken, nor is a user's message shaped like the row (the TUI shows it after `❯ `).
       { name: "exit-hint", pattern: `^[\\s╭╮╰╯─█▘▝▔]*Resume {2,}copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
+      // Before the table (0.0.405, github/copilot-cli#1342), the usage summary ended with one line,
+      // at column 0 or indented with the summary above it:
+      //   Resume this session with copilot --resume=<uuid>
+      // At 67 columns it is wider than the row and breaks between words, the command on the next
+      // row (indented or not; the core joins the rows with a space). The line must hold nothing
+      // after the ID: a sentence quoting it (`You'll see: Resume this session with …`) is not taken.
+      { name: "exit-hint", pattern: `^\\s*Resume this session with copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
     ],
     resume: ["{args}", "--resume={id}"],
     // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377);
