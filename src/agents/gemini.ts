@@ -69,8 +69,20 @@ const base = definePlugin({
     //   │  To resume this session: gemini --resume                        │
     //   │  aac5cd4c-90be-48b3-8da1-402f41c34933                           │
     // The older footer `Tip: Resume a previous session using gemini --resume or /resume` names no ID.
+    // On Windows 0.61.0 quotes the ID (SessionSummaryDisplay.tsx): `gemini --resume "<uuid>"`.
     name: "exit-box",
-    pattern: `(?:(?:^|[│|])\\s*Session ID:|gemini --resume)\\s*(?<id>${UUID})`,
+    pattern: `(?:(?:^|[│|])\\s*Session ID:|gemini --resume)\\s*(?<q>"?)(?<id>${UUID})\\k<q>`,
+    state: "provisional",
+  }, {
+    // `-p … --output-format json` (0.61.0, JsonFormatter): one object pretty-printed with two
+    // spaces, `session_id` its first key, so the ID is on the row after a lone `{`:
+    //   {
+    //     "session_id": "0b4846f0-367f-4632-a9f5-85e057566ecf",
+    //     "response": "…",
+    // Matched across the two rows (the core joins them with a space): a `session_id` deeper in an
+    // object, or after another key, is not taken.
+    name: "json-output",
+    pattern: `^\\{ "session_id": "(?<id>${UUID})",?$`,
     state: "provisional",
   }],
   resume: ["{args}", "--resume", "{id}"],
