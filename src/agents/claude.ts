@@ -78,6 +78,11 @@ const data = definePlugin({
     { name: "event", field: "session_id", when: { type: ["system"], subtype: SYSTEM_EVENTS }, state: "provisional" },
     { name: "event", field: "session_id", when: { type: ["rate_limit_event", "stream_event"] }, state: "provisional" },
     { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
+    // Records of the session's own transcript, ~/.claude/projects/<folder>/<id>.jsonl, given to
+    // `sessionpin replay`: each message record names the session in a camel-case `sessionId`
+    // (2.1.330, fixtures/claude/store-transcript-2.1.330), which no stdout line uses. The record
+    // is the stored session itself: confirmed.
+    { name: "transcript-record", field: "sessionId", when: { type: ["user", "assistant"] }, state: "confirmed" },
   ],
   text: [
     // The exit screen, at column 0 (chat text is indented, so a quoted command there is not taken):

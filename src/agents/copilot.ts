@@ -55,6 +55,11 @@ export const copilot: AgentPlugin = {
       // names the session. Copilot prints it after a failed turn too (exitCode 1, HTTP 401), and the
       // session is on disk by then: confirmed.
       { name: "result", field: "sessionId", when: { type: ["result"] }, state: "confirmed" },
+      // session-state/<uuid>/events.jsonl given to `sessionpin replay`: its first line (1.0.102)
+      //   {"type":"session.start","data":{"sessionId":…,"copilotVersion":"1.0.102",…,"context":{"cwd":…}},…}
+      // is the stored session itself: confirmed. Never printed on stdout; a `subagent.started`
+      // `data.sessionId` is another session's.
+      { name: "session-start", field: "data.sessionId", when: { type: ["session.start"] }, state: "confirmed" },
     ],
     text: [
       // The usage table Copilot 1.0.102 prints on exit: the TUI after SIGINT or /exit (the logo
