@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 import { filesBelow } from "../state/carry-files.js";
+import { UUID, UUID_ONLY, uuidEntry } from "./grammar.js";
 
 /**
  * GitHub Copilot CLI. Facts seen from the real `@github/copilot` 1.0.102 (test/interop/copilot.interop.ts,
@@ -10,8 +11,6 @@ import { filesBelow } from "../state/carry-files.js";
  * github/copilot-cli issues #3377, #3406 and #829.
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // The task prompt: `-p` runs it and exits, `-i` opens the TUI and runs it.
 const PROMPT = ["-p", "--prompt", "-i", "--interactive"];
@@ -43,7 +42,7 @@ const sessionState = (context: RunContext): string => join(context.env["COPILOT_
 const isEmptyPrompt = (token: Token): boolean => token.kind === "option" && ONE_SHOT.includes(token.name) && token.value === "";
 
 export const copilot: AgentPlugin = {
-  ...definePlugin({
+  ...defineRules({
     name: "copilot",
     names: ["copilot"],
     // Names are accepted by `--resume` too, but only a UUID is pinned.
@@ -83,7 +82,6 @@ export const copilot: AgentPlugin = {
       // after the ID: a sentence quoting it (`You'll see: Resume this session with …`) is not taken.
       { name: "exit-hint", pattern: `^\\s*Resume this session with copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
     ],
-    resume: ["{args}", "--resume={id}"],
     // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377);
     // 1.0.102, in the TUI and with -p: `Error: No session, task, or name matched '<id>'.`, exit 1.
     rejected: ["No session, task, or name matched"],
@@ -140,7 +138,7 @@ export const copilot: AgentPlugin = {
     rule: "session-state",
     where: (context) => [{ dir: join(context.env["COPILOT_HOME"] ?? join(context.home, ".copilot"), "session-state"), depth: 0 }],
     movedBy: ["--config-dir"],
-    name: new RegExp(`^(?<id>${UUID})$`),
+    name: uuidEntry(),
     entryName: (id) => id,
     wholeId: true,
     inner: "events.jsonl",

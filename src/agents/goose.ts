@@ -1,5 +1,6 @@
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
 import type { AgentPlugin } from "./types.js";
+import { UUID } from "./grammar.js";
 
 /**
  * Goose (Block). Facts from ../shared/agents.md and goose's own source and docs (goose-cli
@@ -11,7 +12,7 @@ import type { AgentPlugin } from "./types.js";
 // `sessionpin-<random UUID>` (`-n`), which no goose ID and no user's own name looks like.
 const GOOSE_ID = "\\d{8}_\\d+";
 const NAME_PREFIX = "sessionpin-";
-const NAME = `${NAME_PREFIX}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`;
+const NAME = `${NAME_PREFIX}${UUID}`;
 const ID = `${GOOSE_ID}|${NAME}`;
 // goose 1.0 (January 2025) named a new session's file with 8 random lower-case letters and digits
 // (goose-cli commands/session.rs of that time, `random_session_name()`), and resumed a session by
