@@ -1,12 +1,13 @@
 import { hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import type { AgentPlugin } from "./types.js";
+import { STREAM_INIT, STREAM_MESSAGE, UUID } from "./grammar.js";
 
 /**
  * Sourcegraph Amp. Threads live on Amp's server; `amp threads continue <id>` resumes one.
  * Facts from Amp's own `--help` (0.0.1790142911) and ../shared/agents.md.
  */
 
-const THREAD_ID = "T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const THREAD_ID = `T-${UUID}`;
 const GRAMMAR = new RegExp(`^${THREAD_ID}$`);
 
 // Global options that take a value; Amp's parser accepts them before or after a command.
@@ -68,8 +69,8 @@ export const amp: AgentPlugin = {
   // `amp -x … --stream-json` is Claude-Code-compatible stream JSON: every line carries the thread
   // in `session_id`; the thread is only known to have run a turn once `result` arrives.
   json: [
-    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
-    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    STREAM_INIT,
+    STREAM_MESSAGE,
     { name: "result", field: "session_id", when: { type: ["result"] }, state: "confirmed" },
   ],
   // Interactive Amp never prints its thread ID, so there is nothing to read off the screen.

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
+import { UUID, UUID_ONLY, uuidEntry } from "./grammar.js";
 
 /**
  * Augment's Auggie CLI. Facts from the real `@augmentcode/auggie` 0.36.0 (commit 7c61e5bb), run
@@ -14,8 +15,6 @@ import type { AgentPlugin, RunContext } from "./types.js";
  * Auggie exits (agentapi stops it with SIGINT, and on SIGINT 0.36.0 exits 0 without a word).
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // The task: a positional, `-i/--instruction`, `-if/--instruction-file` and `--queue` (0.36.0 --help).
 const PROMPT = ["--instruction", "--instruction-file", "-i", "-if", "--queue"];
@@ -53,7 +52,7 @@ function gitRoot(cwd: string): string | undefined {
 const sessionsDir = (context: RunContext): string => join(context.home, ".augment", "sessions");
 
 export const auggie: AgentPlugin = {
-  ...definePlugin({
+  ...defineRules({
     name: "auggie",
     names: ["auggie"],
     grammar: UUID,
@@ -72,7 +71,6 @@ export const auggie: AgentPlugin = {
       // Older spellings (`auggie --resume <uuid>`) are kept; a prefix is never pinned.
       { name: "exit-resume-hint", pattern: `auggie (?:--resume[ =]|session resume )(?<id>${UUID})`, state: "provisional" },
     ],
-    resume: ["{args}", "--resume", "{id}"],
     // 0.36.0, TUI (red, exit 1) and print mode (`❌ Failed to initialize agent: …`, exit 1):
     //   Error: Failed to resume session: No session found matching '<id>'.
     // The lookup is local (~/.augment/sessions): it says this even with the server unreachable.
@@ -153,7 +151,7 @@ export const auggie: AgentPlugin = {
     rule: "session-file",
     where: (context) => [{ dir: sessionsDir(context), depth: 0 }],
     movedBy: ["--augment-cache-dir"],
-    name: new RegExp(`^(?<id>${UUID})\\.json$`),
+    name: uuidEntry(".json"),
     entryName: (id) => `${id}.json`,
     wholeId: true,
     // One folder for every workspace. 0.36.0 writes the file pretty-printed: `sessionId`,

@@ -1,15 +1,15 @@
 import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 import { filesBelow } from "../state/carry-files.js";
+import { STREAM_INIT, STREAM_MESSAGE, STREAM_RESULT, UUID, uuidEntry } from "./grammar.js";
 
 /**
  * Claude Code. Facts from ../shared/agents.md, Claude Code 2.1.197's and 2.1.330's own `--help`,
  * and 2.1.197 run here against a local Messages API (exit screen, /status, error texts).
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 // Options that take a value (`--help` of 2.1.197 and 2.1.330), so their values are never read as the prompt.
 const VARIADIC = ["--add-dir", "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--betas", "--file", "--mcp-config", "--tools"];
@@ -52,7 +52,7 @@ const SYSTEM_EVENTS = ["hook_started", "hook_progress", "hook_response", "status
 /** The config folder: `CLAUDE_CONFIG_DIR` moves all of ~/.claude (seen with 2.1.197). */
 const configDir = (context: RunContext): string => context.env["CLAUDE_CONFIG_DIR"] || join(context.home, ".claude");
 
-const data = definePlugin({
+const data = defineRules({
   name: "claude",
   names: ["claude"],
   grammar: UUID,
@@ -73,11 +73,16 @@ const data = definePlugin({
   // once a turn ended, and a failed resume is a `result` too (`is_error`, `errors: ["No
   // conversation found …"]`): only `success` confirms.
   json: [
-    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
-    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    STREAM_INIT,
+    STREAM_MESSAGE,
     { name: "event", field: "session_id", when: { type: ["system"], subtype: SYSTEM_EVENTS }, state: "provisional" },
     { name: "event", field: "session_id", when: { type: ["rate_limit_event", "stream_event"] }, state: "provisional" },
-    { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
+    STREAM_RESULT,
+    // Records of the session's own transcript, ~/.claude/projects/<folder>/<id>.jsonl, given to
+    // `sessionpin replay`: each message record names the session in a camel-case `sessionId`
+    // (2.1.330, fixtures/claude/store-transcript-2.1.330), which no stdout line uses. The record
+    // is the stored session itself: confirmed.
+    { name: "transcript-record", field: "sessionId", when: { type: ["user", "assistant"] }, state: "confirmed" },
   ],
   text: [
     // The exit screen, at column 0 (chat text is indented, so a quoted command there is not taken):
@@ -91,7 +96,6 @@ const data = definePlugin({
     // The /status panel:   Session ID:             9ca906aa-a771-42ef-bd10-d5a75d7b5502
     { name: "status", pattern: `^ {0,2}Session ID:\\s+(?<id>${UUID})`, state: "provisional" },
   ],
-  resume: ["{args}", "--resume", "{id}"],
   rejected: ["No conversation found with session ID", "Session ID \\S+ is already in use"],
   saysRejected: true,
   // A resumed print-mode run has no prompt (see warmArgs) and Claude refuses to run without one:
@@ -179,7 +183,7 @@ export const claude: AgentPlugin = {
   store: {
     rule: "transcript",
     where: (context) => [{ dir: join(configDir(context), "projects", context.cwd.replace(/[^A-Za-z0-9]/g, "-")), depth: 0 }],
-    name: new RegExp(`^(?<id>${UUID})\\.jsonl$`),
+    name: uuidEntry(".jsonl"),
     entryName: (id) => `${id}.jsonl`,
     wholeId: true,
   },

@@ -1,15 +1,15 @@
 import { join } from "node:path";
 import { hasOption, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 import { literal } from "../state/carry-files.js";
+import { UUID } from "./grammar.js";
 
 /**
  * OpenAI Codex CLI. Facts from ../shared/agents.md and Codex 0.169 run here: its `--help`, the
  * `exec --json` stream, the stderr banner, the rollout store and its error texts.
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 // Options of `codex` and `codex exec` that take a value (0.169 `--help`), so their values are
 // never read as the prompt or as a subcommand.
@@ -105,7 +105,7 @@ export function uuidV7Time(id: string): number | undefined {
   return match === null ? undefined : Number.parseInt(`${match[1]}${match[2]}`, 16);
 }
 
-const data = definePlugin({
+const data = defineRules({
   name: "codex",
   names: ["codex"],
   grammar: UUID,
@@ -130,7 +130,6 @@ const data = definePlugin({
     //   │  Session:                   01a20545-5996-7863-a8f4-d1c1428601d6     │
     { name: "status-session", pattern: `^[\\s│|]*Session:\\s+(?<id>${UUID})`, state: "provisional" },
   ],
-  resume: ["resume", "{id}"],
   rejected: [
     "No saved session found with ID", // TUI: `ERROR: No saved session found with ID <id>.`, exit 1
     "no rollout found for thread id", // exec: `thread/resume failed: no rollout found for thread id <id>`

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 import { filesBelow } from "../state/carry-files.js";
+import { UUID, UUID_ONLY, uuidEntry } from "./grammar.js";
 
 /**
  * GitHub Copilot CLI. Facts seen from the real `@github/copilot` 1.0.102 (test/interop/copilot.interop.ts,
@@ -10,8 +11,6 @@ import { filesBelow } from "../state/carry-files.js";
  * github/copilot-cli issues #3377, #3406 and #829.
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // The task prompt: `-p` runs it and exits, `-i` opens the TUI and runs it.
 const PROMPT = ["-p", "--prompt", "-i", "--interactive"];
@@ -43,7 +42,7 @@ const sessionState = (context: RunContext): string => join(context.env["COPILOT_
 const isEmptyPrompt = (token: Token): boolean => token.kind === "option" && ONE_SHOT.includes(token.name) && token.value === "";
 
 export const copilot: AgentPlugin = {
-  ...definePlugin({
+  ...defineRules({
     name: "copilot",
     names: ["copilot"],
     // Names are accepted by `--resume` too, but only a UUID is pinned.
@@ -55,6 +54,11 @@ export const copilot: AgentPlugin = {
       // names the session. Copilot prints it after a failed turn too (exitCode 1, HTTP 401), and the
       // session is on disk by then: confirmed.
       { name: "result", field: "sessionId", when: { type: ["result"] }, state: "confirmed" },
+      // session-state/<uuid>/events.jsonl given to `sessionpin replay`: its first line (1.0.102)
+      //   {"type":"session.start","data":{"sessionId":…,"copilotVersion":"1.0.102",…,"context":{"cwd":…}},…}
+      // is the stored session itself: confirmed. Never printed on stdout; a `subagent.started`
+      // `data.sessionId` is another session's.
+      { name: "session-start", field: "data.sessionId", when: { type: ["session.start"] }, state: "confirmed" },
     ],
     text: [
       // The usage table Copilot 1.0.102 prints on exit: the TUI after SIGINT or /exit (the logo
@@ -70,8 +74,14 @@ export const copilot: AgentPlugin = {
       // label column, and the ID ending the row. Chat text that quotes `copilot --resume=<uuid>` is
       // not taken, nor is a user's message shaped like the row (the TUI shows it after `❯ `).
       { name: "exit-hint", pattern: `^[\\s╭╮╰╯─█▘▝▔]*Resume {2,}copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
+      // Before the table (0.0.405, github/copilot-cli#1342), the usage summary ended with one line,
+      // at column 0 or indented with the summary above it:
+      //   Resume this session with copilot --resume=<uuid>
+      // At 67 columns it is wider than the row and breaks between words, the command on the next
+      // row (indented or not; the core joins the rows with a space). The line must hold nothing
+      // after the ID: a sentence quoting it (`You'll see: Resume this session with …`) is not taken.
+      { name: "exit-hint", pattern: `^\\s*Resume this session with copilot --resume=(?<id>${UUID})\\s*$`, state: "provisional" },
     ],
-    resume: ["{args}", "--resume={id}"],
     // Copilot >= 1.0.49 refuses an unknown ID instead of opening a new session (issue #3377);
     // 1.0.102, in the TUI and with -p: `Error: No session, task, or name matched '<id>'.`, exit 1.
     rejected: ["No session, task, or name matched"],
@@ -128,7 +138,7 @@ export const copilot: AgentPlugin = {
     rule: "session-state",
     where: (context) => [{ dir: join(context.env["COPILOT_HOME"] ?? join(context.home, ".copilot"), "session-state"), depth: 0 }],
     movedBy: ["--config-dir"],
-    name: new RegExp(`^(?<id>${UUID})$`),
+    name: uuidEntry(),
     entryName: (id) => id,
     wholeId: true,
     inner: "events.jsonl",

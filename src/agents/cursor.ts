@@ -1,15 +1,15 @@
 import { join } from "node:path";
 import { md5Hex } from "../digest.js";
 import { callerPick, hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
+import { QUOTED_UUID, STREAM_INIT, STREAM_MESSAGE, STREAM_RESULT, UUID, uuidEntry } from "./grammar.js";
 
 /**
  * Cursor CLI (`cursor-agent`, newer builds install it as `agent`). Facts from ../shared/agents.md
  * and Cursor's CLI docs (parameters, output format, authentication).
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 const ARGV: ArgvSpec = {
   values: ["--model", "--api-key", "-H", "--header", "--output-format", "--mode", "--sandbox", "--workspace"],
@@ -23,7 +23,7 @@ const RESUMING = ["--resume", "--continue"];
 const SUBCOMMANDS = new Set(["about", "create-chat", "help", "login", "logout", "mcp", "models", "status", "update", "whoami"]);
 const RESUME_COMMANDS = ["ls", "resume"];
 
-const data = definePlugin({
+const data = defineRules({
   name: "cursor",
   names: ["cursor-agent", "agent"],
   grammar: UUID,
@@ -38,24 +38,29 @@ const data = definePlugin({
   // folder within 2 s of start, so the ID resumes). Only `result` confirms; a failed `result`, a
   // line of another type, and `request_id`, `call_id` or IDs nested in messages are not read.
   json: [
-    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
-    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
+    STREAM_INIT,
+    STREAM_MESSAGE,
     { name: "event", field: "session_id", when: { type: ["tool_call"] }, state: "provisional" },
-    { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
+    STREAM_RESULT,
   ],
   // The TUI on exit names the chat with the command that resumes it (Cursor Agent 2026.09, seen
   // in public harness notes: "agent --resume=<id>", `cursor-agent` for older installs), at column 0:
   //   agent --resume=0fb6d1a2-5c3e-4b7f-9a81-2d4e6c8b0f13
   //   cursor-agent --resume="0fb6d1a2-5c3e-4b7f-9a81-2d4e6c8b0f13"     the docs quote the ID
   // Chat text and the prompt box are indented (`  Run cursor-agent --resume=…`, `│ > …`): not taken.
+  // Older cursor-agent builds (2025; a public TaskMaster guide, stephanschielke/cursor-task-master
+  // docs/CURSOR_AGENT_WITH_TASK_MASTER/USER_GUIDE.md) print the command after a label, which a
+  // pasted copy shows indented too; the label makes it the agent's own line, so indentation is
+  // allowed there only. At agentapi's 67 columns the UUID breaks across two rows (the core joins them):
+  //   To resume this session: cursor-agent --resume=5d2e8a41-7c3b-4f96-a0
+  //   e2-9b1c4d7f3a68
   text: [
     {
       name: "exit-hint",
-      pattern: `^(?:cursor-)?agent --resume=(?<q>["']?)(?<id>${UUID})\\k<q>(?![0-9A-Za-z-])`,
+      pattern: `^(?:\\s*To resume this session: )?(?:cursor-)?agent --resume=${QUOTED_UUID}`,
       state: "provisional",
     },
   ],
-  resume: ["{args}", "--resume={id}"],
   // No rejection text is documented (an unknown ID opens a new chat, which the pointer follows);
   // a non-zero exit early in a warm start still counts as a rejection.
   rejected: [],
@@ -111,7 +116,7 @@ export const cursor: AgentPlugin = {
         ...projects.map((name) => ({ dir: join(context.home, ".cursor", "projects", name, "agent-transcripts"), depth: 0 })),
       ];
     },
-    name: new RegExp(`^(?<id>${UUID})$`),
+    name: uuidEntry(),
     entryName: (id) => id,
     wholeId: true,
   },

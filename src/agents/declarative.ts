@@ -23,8 +23,30 @@ export class PluginError extends Error {
 // would take anything that starts with an `a` or ends with a `b`.
 const anchored = (source: string): RegExp => new RegExp(`^(?:${source})$`);
 
+/**
+ * A built-in plugin's declaration: everything but the `resume` template, as the built-ins write
+ * their own warmArgs (each keeps a one-shot run one-shot, which no template can).
+ */
+export type DeclaredRules = Omit<DeclarativePlugin, "resume">;
+
 /** The plugin a declaration describes, with the defaults filled in; throws a PluginError for a bad one. */
 export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
+  const { plugin, withoutPrompt } = compile(declaration);
+  return {
+    ...plugin,
+    warmArgs(args, id) {
+      const rest = withoutPrompt(args);
+      return declaration.resume.flatMap((word) => (word === "{args}" ? rest : [word.replaceAll("{id}", id)]));
+    },
+  };
+}
+
+/** All of a plugin but its warm start, from a built-in's declaration; the built-in adds warmArgs. */
+export function defineRules(declaration: DeclaredRules): Omit<AgentPlugin, "warmArgs"> {
+  return compile(declaration).plugin;
+}
+
+function compile(declaration: DeclaredRules): { plugin: Omit<AgentPlugin, "warmArgs">; withoutPrompt(args: readonly string[]): string[] } {
   const spec = withDefaults(declaration);
   if (spec.prompt.via === "flag" && spec.prompt.flag === undefined) throw new PluginError("prompt.flag", 'required when prompt.via is "flag"');
   const values = [...spec.valueOptions, ...spec.prompt.dropFlags, ...(spec.prompt.flag ? [spec.prompt.flag] : [])];
@@ -42,7 +64,7 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
     const tokens = withoutOptions(tokenize(args, argv), dropped);
     return render(spec.prompt.dropPositionals ? withoutPositionals(tokens) : tokens);
   };
-  return {
+  const plugin: Omit<AgentPlugin, "warmArgs"> = {
     name: spec.name,
     names: spec.names,
     grammar: anchored(spec.grammar),
@@ -70,14 +92,11 @@ export function definePlugin(declaration: DeclarativePlugin): AgentPlugin {
       }
       return { args: spec.prompt.via === "positional" ? [...args, prompt] : [...args, spec.prompt.flag ?? "", prompt], promptVia: "argv" };
     },
-    warmArgs(args, id) {
-      const rest = withoutPrompt(args);
-      return spec.resume.flatMap((word) => (word === "{args}" ? rest : [word.replaceAll("{id}", id)]));
-    },
   };
+  return { plugin, withoutPrompt };
 }
 
-function withDefaults(d: DeclarativePlugin) {
+function withDefaults(d: DeclaredRules) {
   return {
     ...d,
     json: d.json ?? [],

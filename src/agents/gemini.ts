@@ -1,11 +1,15 @@
 import { basename, dirname, join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
 import { valueAt } from "../json.js";
-import { readJsonFileSync } from "../engine/store-files.js";
-import { definePlugin } from "./declarative.js";
-import type { AgentPlugin, RunContext, StoreLook } from "./types.js";
+import { defineRules } from "./declarative.js";
+import type { AgentPlugin, RunContext } from "./types.js";
 import { sha256Hex } from "../digest.js";
 import { filesBelow, firstJsonLine, literal } from "../state/carry-files.js";
+import { UUID } from "./grammar.js";
+import { carriedProject, projectOf, readConfig, registryOf } from "./gemini-projects.js";
+
+// What the carry tests and the store read of Gemini's project folders.
+export { carriedProject, projectOf } from "./gemini-projects.js";
 
 /**
  * Gemini CLI. Proven against the real @google/gemini-cli 0.61.0 (test/interop/gemini.interop.ts),
@@ -16,9 +20,6 @@ import { filesBelow, firstJsonLine, literal } from "../state/carry-files.js";
  * exit 0 and no exit box, so no screen text names the ID under agentapi.
  */
 
-// Gemini's own IDs are random v4 UUIDs; `--session-id` would take more, but sessionpin only ever
-// chooses UUIDs, and a looser grammar would let other words through.
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 const HEADLESS = ["-p", "--prompt"];
 const INTERACTIVE = ["-i", "--prompt-interactive"];
@@ -51,9 +52,11 @@ const beforeSeparator = (args: readonly string[], extra: readonly string[]): str
   return at < 0 ? [...args, ...extra] : [...args.slice(0, at), ...extra, ...args.slice(at)];
 };
 
-const base = definePlugin({
+const base = defineRules({
   name: "gemini",
   names: ["gemini"],
+  // Gemini's own IDs are random v4 UUIDs; `--session-id` would take more, but sessionpin only ever
+  // chooses UUIDs, and a looser grammar would let other words through.
   grammar: UUID,
   // `--output-format stream-json`: only the first event names the session; later ones carry no ID,
   // and `result` has none to confirm with. 0.61.0 (its warnings go to stderr, before it):
@@ -69,11 +72,22 @@ const base = definePlugin({
     //   │  To resume this session: gemini --resume                        │
     //   │  aac5cd4c-90be-48b3-8da1-402f41c34933                           │
     // The older footer `Tip: Resume a previous session using gemini --resume or /resume` names no ID.
+    // On Windows 0.61.0 quotes the ID (SessionSummaryDisplay.tsx): `gemini --resume "<uuid>"`.
     name: "exit-box",
-    pattern: `(?:(?:^|[│|])\\s*Session ID:|gemini --resume)\\s*(?<id>${UUID})`,
+    pattern: `(?:(?:^|[│|])\\s*Session ID:|gemini --resume)\\s*(?<q>"?)(?<id>${UUID})\\k<q>`,
+    state: "provisional",
+  }, {
+    // `-p … --output-format json` (0.61.0, JsonFormatter): one object pretty-printed with two
+    // spaces, `session_id` its first key, so the ID is on the row after a lone `{`:
+    //   {
+    //     "session_id": "0b4846f0-367f-4632-a9f5-85e057566ecf",
+    //     "response": "…",
+    // Matched across the two rows (the core joins them with a space): a `session_id` deeper in an
+    // object, or after another key, is not taken.
+    name: "json-output",
+    pattern: `^\\{ "session_id": "(?<id>${UUID})",?$`,
     state: "provisional",
   }],
-  resume: ["{args}", "--resume", "{id}"],
   rejected: [
     // 0.61.0, exit 42, also for a session that took no turn (0.61 deletes its file on exit):
     //   Error resuming session: Invalid session identifier "<id>".
@@ -238,64 +252,3 @@ export const gemini: AgentPlugin = {
 const geminiRoot = (context: RunContext): string => join(context.env["GEMINI_CLI_HOME"] || context.home, ".gemini");
 /** A main session's chats files: `session-<YYYY-MM-DDTHH-MM>-<first 8 of the ID>.jsonl` (`.json`, as the store's name rule takes too). */
 const chatsFileOf = (id: string): RegExp => new RegExp(`^session-[0-9T-]+-${literal(id.slice(0, 8))}\\.jsonl?$`);
-const SLUG = /^[a-z0-9-]+$/;
-
-/** projects.json's `projects` when it is a registry 0.61 would keep ({} when there is none yet); undefined otherwise. */
-function registryOf(home: string, look: StoreLook): Record<string, string> | undefined {
-  const path = join(home, "projects.json");
-  if (look.size(path) === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(look.head(path, 4 * 1024 * 1024) ?? "");
-  } catch {
-    return undefined;
-  }
-  const projects = (parsed as { projects?: unknown } | null)?.projects;
-  if (typeof projects !== "object" || projects === null) return undefined;
-  const entries = Object.entries(projects);
-  return entries.every(([, slug]) => typeof slug === "string" && SLUG.test(slug)) ? Object.fromEntries(entries) as Record<string, string> : undefined;
-}
-
-/**
- * The project (folder under tmp/) 0.61 would give `cwd` on this machine, by projectRegistry.ts's
- * getShortId: its projects.json entry when the folder's `.project_root` marker does not name
- * another; else the folder whose marker names `cwd`; else the first of `<slug>`, `<slug>-1`, …
- * that neither projects.json nor a marker gives another folder.
- */
-export function carriedProject(home: string, cwd: string, look: StoreLook): string {
-  const owner = (slug: string): string | undefined => look.head(join(home, "tmp", slug, ".project_root"), 64 * 1024)?.trim();
-  const registry = registryOf(home, look) ?? {};
-  const mapped = registry[cwd];
-  if (mapped !== undefined && SLUG.test(mapped) && (owner(mapped) ?? cwd) === cwd) return mapped;
-  const marked = (look.list(join(home, "tmp")) ?? []).find((e) => e.kind === "folder" && SLUG.test(e.name) && owner(e.name) === cwd);
-  if (marked !== undefined) return marked.name;
-  const taken = new Set(Object.values(registry));
-  const slug = basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
-  for (let n = 0; ; n++) {
-    const candidate = n === 0 ? slug : `${slug}-${n}`;
-    if (!taken.has(candidate) && (owner(candidate) ?? cwd) === cwd) return candidate;
-  }
-}
-
-/**
- * The folder name 0.61 gives `cwd` under ~/.gemini/tmp: its entry in ~/.gemini/projects.json
- * (`{"projects":{"<cwd>":"<slug>"}}`, written on the first run in the folder), else the slug it
- * would claim (projectRegistry.ts: the basename, lower case, runs of other characters made one
- * `-`; a taken slug gets `-1`, `-2`, …, which only projects.json tells).
- */
-export function projectOf(root: string, cwd: string): string {
-  // No registry yet, or one being rewritten: the slug it will claim. A FIFO or a link to a device
-  // there is none either: read before the agent starts, it would hold the start, or fill memory.
-  const projects = readConfig(join(root, "projects.json"))?.["projects"];
-  const slug = typeof projects === "object" && projects !== null ? (projects as Record<string, unknown>)[cwd] : undefined;
-  if (typeof slug === "string" && slug !== "" && !slug.includes("/") && slug !== "..") return slug;
-  return basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
-}
-
-/**
- * One of Gemini's JSON files under ~/.gemini, as a small regular file (a link to one is followed:
- * dotfiles are often links), or undefined. 4 MiB holds a projects.json of tens of thousands of folders.
- */
-function readConfig(path: string): Record<string, unknown> | undefined {
-  return readJsonFileSync(path, { maxBytes: 4 * 1024 * 1024, follow: true });
-}

@@ -1,5 +1,6 @@
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, type ArgvSpec, type Token } from "./argv.js";
 import type { AgentPlugin } from "./types.js";
+import { UUID } from "./grammar.js";
 
 /**
  * Goose (Block). Facts from ../shared/agents.md and goose's own source and docs (goose-cli
@@ -11,9 +12,20 @@ import type { AgentPlugin } from "./types.js";
 // `sessionpin-<random UUID>` (`-n`), which no goose ID and no user's own name looks like.
 const GOOSE_ID = "\\d{8}_\\d+";
 const NAME_PREFIX = "sessionpin-";
-const NAME = `${NAME_PREFIX}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`;
+const NAME = `${NAME_PREFIX}${UUID}`;
 const ID = `${GOOSE_ID}|${NAME}`;
-const GRAMMAR = new RegExp(`^(?:${ID})$`);
+// goose 1.0 (January 2025) named a new session's file with 8 random lower-case letters and digits
+// (goose-cli commands/session.rs of that time, `random_session_name()`), and resumed a session by
+// that name (`goose session --resume --name <name>`, its CLI docs of that time). Such a name is
+// taken only from the file paths goose printed (`logging to`, `Recorded to`): any 8-letter word
+// elsewhere would pass for one.
+const FILE_NAME = "[a-z0-9]{8}";
+const STEM = `${ID}|${FILE_NAME}`;
+const GRAMMAR = new RegExp(`^(?:${STEM})$`);
+// The IDs `--session-id` takes (>= 1.10): a day and a number. A file's stem of earlier goose
+// (`20250320_014129`, a random name, sessionpin's own name) is resumed by `-n`, which later goose
+// also resolves to a session of that name or ID.
+const NUMBERED = /^\d{8}_\d{1,5}$/;
 
 const IDENTIFIER = ["-n", "--name", "--session-id", "--id", "--path", "-p"];
 const RESUME = ["-r", "--resume", "--fork"];
@@ -74,10 +86,12 @@ export const goose: AgentPlugin = {
     // A resumed banner means goose found the session: confirmed. The two rows are matched as one.
     { name: "banner-resumed", pattern: new RegExp(`resuming session \\|.*?\\ssession id:\\s*(?<id>${ID})`), state: "confirmed" },
     { name: "banner", pattern: new RegExp(`^\\s*session id:\\s*(?<id>${ID})`), state: "provisional" },
-    // goose <= 1.0 named the session file instead (public terminal logs of 2025-03 and 2025-05):
+    // goose <= 1.0 named the session file instead (public terminal logs of 2025-03 and 2025-05;
+    // `resuming session |` when resumed, then goose had found the file):
     //   starting session | provider: google model: gemini-2.0-flash-lite-001
     //       logging to /Users/me/.local/share/goose/sessions/20250320_014129.jsonl
-    { name: "banner", pattern: new RegExp(`^\\s*logging to .*/sessions/(?<id>${ID})\\.jsonl$`), state: "provisional" },
+    { name: "banner-resumed", pattern: new RegExp(`resuming session \\|.*?\\slogging to .*/sessions/(?<id>${STEM})\\.jsonl$`), state: "confirmed" },
+    { name: "banner", pattern: new RegExp(`^\\s*logging to .*/sessions/(?<id>${STEM})\\.jsonl$`), state: "provisional" },
     // Newer goose (session/output.rs) prints a status line and the ID on the row below:
     //   ● new session · openai gpt-4o          (`● resuming · …` when resumed)
     //     20260222_9 · /home/coder/project
@@ -92,7 +106,7 @@ export const goose: AgentPlugin = {
     // a public RHEL walkthrough and public goose 1.0 terminal logs print them so). A name given
     // with `-n` was the file's stem before numbered IDs: `sessionpin-<uuid>.jsonl` is taken too.
     { name: "closing", pattern: new RegExp(`^Closing session\\. Session ID: (?<id>${ID})$`), state: "provisional" },
-    { name: "closing", pattern: new RegExp(`^Closing session\\. Recorded to \\S*/(?<id>${ID})\\.jsonl$`), state: "provisional" },
+    { name: "closing", pattern: new RegExp(`^Closing session\\. Recorded to \\S*/(?<id>${STEM})\\.jsonl$`), state: "provisional" },
   ],
   rejected: [
     /Cannot resume session .*no such session exists/,
@@ -148,7 +162,7 @@ export const goose: AgentPlugin = {
   // file, `-t` text, recipe) is the task prompt, which must not be sent again.
   warmArgs(args, id) {
     const { tokens, command } = parse(args);
-    const which = id.startsWith(NAME_PREFIX) ? ["-n", id] : ["--session-id", id];
+    const which = NUMBERED.test(id) ? ["--session-id", id] : ["-n", id];
     if (oneShot(command, tokens)) return ["run", ...render(options(tokens, (name) => !NOT_AGAIN.includes(name))), "-r", ...which];
     const kept = command === "run"
       ? options(tokens, (name) => SHARED.includes(name))

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { callerPick, hasOption, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin } from "./types.js";
+import { QUOTED_UUID, UUID, UUID_ONLY, uuidEntry } from "./grammar.js";
 
 /**
  * Kiro CLI (`kiro-cli`, Amazon Q Developer CLI's successor). Facts from ../shared/agents.md,
@@ -10,8 +11,6 @@ import type { AgentPlugin } from "./types.js";
  * files in ~/.kiro/sessions/cli/ carry their `cwd`).
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const UUID_ONLY = new RegExp(`^${UUID}$`);
 
 // Session choice: `--resume` (latest in this folder), `--resume-id <id>`, and the picker, which
 // blocks the PTY: a warm start replaces them all with `--resume-id <id>`.
@@ -37,7 +36,7 @@ export function parseArgs(args: readonly string[]): { tokens: Token[]; command: 
 }
 
 export const kiro: AgentPlugin = {
-  ...definePlugin({
+  ...defineRules({
     name: "kiro",
     names: ["kiro-cli"],
     grammar: UUID,
@@ -48,9 +47,8 @@ export const kiro: AgentPlugin = {
       //   kiro-cli chat --resume-id f2946a26-3735-4b08-8d05-c928010302d5
       // A shell-quoted ID (`--resume-id "f2946a26-…"`, as launchers and docs write it) is the same
       // ID; an opening quote without its closing one is not.
-      { name: "exit-hint", pattern: `kiro-cli chat --resume-id[ =](?<q>["']?)(?<id>${UUID})\\k<q>(?![0-9A-Za-z-])`, state: "provisional" },
+      { name: "exit-hint", pattern: `kiro-cli chat --resume-id[ =]${QUOTED_UUID}`, state: "provisional" },
     ],
-    resume: ["chat", "{args}", "--resume-id", "{id}"],
     // Kiro does not refuse an ID it cannot find: it says so and starts a new session, which
     // would not get the task. Treated as a refusal, so the fresh start carries the prompt.
     // The second form is the Session Management page's troubleshooting text.
@@ -77,7 +75,7 @@ export const kiro: AgentPlugin = {
   store: {
     rule: "kiro-sessions",
     where: (context) => [{ dir: join(context.home, ".kiro", "sessions", "cli"), depth: 0 }],
-    name: new RegExp(`^(?<id>${UUID})\\.json$`),
+    name: uuidEntry(".json"),
     entryName: (id) => `${id}.json`,
     wholeId: true,
     belongs(head, context) {

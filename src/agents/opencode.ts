@@ -1,6 +1,6 @@
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec } from "./argv.js";
 import { join } from "node:path";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
 
 /**
@@ -46,7 +46,7 @@ function parse(args: readonly string[]) {
   return { tokens, words, run: words[0] === "run" };
 }
 
-const data = definePlugin({
+const data = defineRules({
   name: "opencode",
   names: ["opencode"],
   grammar: SESSION_ID,
@@ -65,7 +65,6 @@ const data = definePlugin({
     //   Continue  opencode -s ses_dfab803f5ffeN56Fn350UkxP8T
     { name: "exit-hint", pattern: `^\\s*Continue\\s+opencode\\s+-s\\s+(?<id>${SESSION_ID})`, state: "confirmed" },
   ],
-  resume: ["{args}", "-s", "{id}"],
   // 1.18.33 refuses an unknown `ses_…` ID at once (about 3 s, exit 1), before any model request:
   //   run:  Error: Session not found
   //   TUI:  Error: Session not found: ses_494719016ffe85dkDMj0FPRbHK

@@ -4,6 +4,7 @@ import type { DeclarativePlugin } from "./declarative.js";
 import type { AgentPlugin, CarryFiles, ColdStart, RunContext, SessionStore } from "./types.js";
 import { storeHome } from "../home.js";
 import { literal } from "../state/carry-files.js";
+import { UUID } from "./grammar.js";
 
 /**
  * What pi (@mariozechner/pi-coding-agent) and its fork omp (@oh-my-pi/pi-coding-agent) share:
@@ -18,7 +19,7 @@ import { literal } from "../state/carry-files.js";
 
 // pi 0.73.1 and omp 18.2.3 mint UUIDv7 session IDs; older omp builds minted 21-character nanoids.
 // A leading `-` is refused: `--session -abc…` would be read as a bare `--session`.
-export const SESSION_ID = "(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_][A-Za-z0-9_-]{20})";
+export const SESSION_ID = `(?:${UUID}|[A-Za-z0-9_][A-Za-z0-9_-]{20})`;
 const WHOLE_ID = new RegExp(`^${SESSION_ID}$`);
 
 /**

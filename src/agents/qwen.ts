@@ -1,14 +1,14 @@
 import { join } from "node:path";
 import { callerPick, hasOption, optionValue, positionals, render, tokenize, withoutOptions, withoutPositionals, type ArgvSpec, type Token } from "./argv.js";
-import { definePlugin } from "./declarative.js";
+import { defineRules } from "./declarative.js";
 import type { AgentPlugin, RunContext } from "./types.js";
+import { STREAM_INIT, STREAM_MESSAGE, STREAM_RESULT, UUID, UUID_ONLY, uuidEntry } from "./grammar.js";
 
 /**
  * Qwen Code (`@qwen-code/qwen-code`). Every fact below was seen with 0.24.4 (its `--help`, its
  * bundled source, and runs here against a local Chat Completions API, HOME in a temp folder).
  */
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 // yargs `[array]` options of 0.24.4's `--help`: they take every word up to the next option.
 const VARIADIC = [
@@ -56,7 +56,7 @@ function oneShot(parsed: readonly Token[]): boolean {
 const runtimeDir = (context: RunContext): string =>
   context.env["QWEN_RUNTIME_DIR"] || context.env["QWEN_HOME"] || join(context.home, ".qwen");
 
-const data = definePlugin({
+const data = defineRules({
   name: "qwen",
   names: ["qwen"],
   grammar: UUID,
@@ -66,9 +66,9 @@ const data = definePlugin({
   // init and an `assistant` line (its text `[API Error: …]`) and ends in a `result` with
   // `subtype: "error_during_execution"`: only `success` confirms.
   json: [
-    { name: "system-init", field: "session_id", when: { type: ["system"], subtype: ["init"] }, state: "provisional" },
-    { name: "message", field: "session_id", when: { type: ["user", "assistant"] }, state: "provisional" },
-    { name: "result", field: "session_id", when: { type: ["result"], subtype: ["success"] }, state: "confirmed" },
+    STREAM_INIT,
+    STREAM_MESSAGE,
+    STREAM_RESULT,
   ],
   text: [
     // The TUI on SIGINT (0.24.4, only once this run had a turn), at column 0, two rows. Not
@@ -80,7 +80,6 @@ const data = definePlugin({
     // label: chat text quoting a `qwen --resume …` command is not taken.
     { name: "exit-hint", pattern: `To continue this session, run\\s+qwen --resume (?<id>${UUID})`, state: "provisional" },
   ],
-  resume: ["{args}", "--resume", "{id}"],
   // 0.24.4, headless and TUI alike, on stderr before anything else, then exit 1:
   //   No saved session found with ID <id>. Run `qwen --resume` without an ID to choose from existing sessions.
   rejected: ["No saved session found with ID"],
@@ -144,7 +143,7 @@ export const qwen: AgentPlugin = {
   chooseId(args, fresh) {
     const parsed = tokens(args);
     const own = optionValue(parsed, ["--session-id"]);
-    if (own !== undefined) return new RegExp(`^${UUID}$`).test(own) ? { id: own, args: [...args] } : undefined;
+    if (own !== undefined) return UUID_ONLY.test(own) ? { id: own, args: [...args] } : undefined;
     if (hasOption(parsed, SESSION)) return undefined;
     return { id: fresh, args: ["--session-id", fresh, ...args] };
   },
@@ -166,7 +165,7 @@ export const qwen: AgentPlugin = {
     where: (context) => [{ dir: join(runtimeDir(context), "projects", context.cwd.replace(/[^a-zA-Z0-9]/g, "-"), "chats"), depth: 0 }],
     // `chats/<uuid>.jsonl`, written at the first turn. The `<uuid>.runtime.json` next to it
     // (pid, session_id, work_dir) exists from start-up, before anything can be resumed: not taken.
-    name: new RegExp(`^(?<id>${UUID})\\.jsonl$`),
+    name: uuidEntry(".jsonl"),
     entryName: (id) => `${id}.jsonl`,
     wholeId: true,
     // Folder names are not unique (`/a-b` and `/a/b` share one); every line of the file names

@@ -88,8 +88,10 @@ describe("copilot rules", () => {
     expect(judgeLine(copilot, json({ type: "result", timestamp: "2026-11-25T20:17:05.920Z", sessionId: ID, exitCode: 0 }))).toEqual([
       { kind: "taken", rule: "result", id: ID, state: "confirmed" },
     ]);
-    // session.start is events.jsonl's first line, not a stdout event: it pins nothing.
-    expect(judgeLine(copilot, json({ type: "session.start", data: { sessionId: ID } }))).toEqual([]);
+    // session.start is events.jsonl's first line, not a stdout event: read when that file is replayed.
+    expect(judgeLine(copilot, json({ type: "session.start", data: { sessionId: ID } }))).toEqual([
+      { kind: "taken", rule: "session-start", id: ID, state: "confirmed" },
+    ]);
     expect(judgeLine(copilot, json({ type: "subagent.started", data: { sessionId: OTHER } }))).toEqual([]);
     expect(judgeLine(copilot, json({ type: "user.message", data: { content: `Resume     copilot --resume=${OTHER}` } }))).toEqual([]);
     expect(judgeLine(copilot, json({ type: "result", sessionId: "auth-refactor" }))).toEqual([

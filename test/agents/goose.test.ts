@@ -27,6 +27,15 @@ describe("goose argv", () => {
     }
   });
 
+  it("resumes a session of goose <= 1.0 by its file's name with -n: a random name (1.0) or a timestamp stem", () => {
+    for (const name of ["k3x9a1qz", "20250320_014129"]) {
+      expect(goose.grammar.test(name)).toBe(true);
+      expect(goose.warmArgs(["session", "--debug"], name)).toEqual(["session", "-r", "-n", name, "--debug"]);
+      expect(goose.warmArgs(["run", "-t", "go on"], name)).toEqual(["run", "-r", "-n", name]);
+    }
+    for (const word of ["k3x9a1q", "k3x9a1qzz", "K3X9A1QZ", "my-notes", "k3x9_1qz"]) expect(goose.grammar.test(word)).toBe(false);
+  });
+
   it("gives `goose run` the prompt with -t when it has no input of its own; `goose session` gets it typed", () => {
     expect(goose.coldArgs(["run", "-s"], "fix it")).toEqual({ args: ["run", "-s", "-t", "fix it"], promptVia: "argv" });
     expect(goose.coldArgs(["run", "-s", "--instructions", "task.md"], "fix it")).toEqual({
