@@ -3,8 +3,8 @@ import { lockCheck, lockHolder, pointerDirCheck, type Check } from "../doctor/ch
 import type { LockInfo } from "../pointer/schema.js";
 import { storeHome } from "../home.js";
 import type { PointerRead } from "../pointer/store.js";
-import { historyFileExists, readStartInputs } from "../resume/inputs.js";
-import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../resume/plan.js";
+import { historyFileExists, readStartInputs } from "../run/inputs.js";
+import { decide, unpinnedPlan, whyUnpinned, type Decision, type UnpinnedPlan } from "../run/plan.js";
 import { randomUuid } from "../digest.js";
 
 export interface NextStartQuestion {

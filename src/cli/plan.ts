@@ -1,7 +1,7 @@
-import type { Decision, UnpinnedPlan } from "../resume/plan.js";
+import type { Decision, UnpinnedPlan } from "../run/plan.js";
 import { SessionpinError } from "../errors.js";
 import { jsonForTerminal } from "../explain/escape.js";
-import { fingerprint } from "../resume/messages.js";
+import { fingerprint } from "../run/messages.js";
 import { AGENT_OPTIONS, agentName, checkedName, choosePlugin, parseWithCommand, runPrompt, userPlugins } from "./options.js";
 import { nextStart } from "./next-start.js";
 import { pointerHere } from "./running.js";

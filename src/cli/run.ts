@@ -11,7 +11,7 @@ import { commandForLog } from "../log/argv.js";
 import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
-import { runSession } from "../resume/session.js";
+import { runSession } from "../run/session.js";
 import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, RUN_OPTIONS, runPrompt, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]

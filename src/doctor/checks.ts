@@ -13,7 +13,7 @@ import { describeHolder, judgeHolder, readHolder, REMOTE_STALE_MS } from "../poi
 import type { LockInfo } from "../pointer/schema.js";
 import { readLockFile } from "../pointer/lock.js";
 import type { PointerRead } from "../pointer/store.js";
-import type { Decision, UnpinnedPlan } from "../resume/plan.js";
+import type { Decision, UnpinnedPlan } from "../run/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip" | "info";
