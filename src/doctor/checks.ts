@@ -170,7 +170,7 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
 
 /**
  * What the next `run` would do with the pointer it finds (`decision`, by run's own steps:
- * cli/next-start.ts), said of the pointer as `read`; no decision when no plugin pins the agent.
+ * run/next-start.ts), said of the pointer as `read`; no decision when no plugin pins the agent.
  */
 export function pointerCheck(pointerPath: string, read: PointerRead, decision: Decision | UnpinnedPlan | undefined): Check {
   const data = { pointer: pointerPath, kind: read.kind };

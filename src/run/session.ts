@@ -1,6 +1,5 @@
 import { constants } from "node:os";
 import type { Clock } from "../clock.js";
-import { randomUuid } from "../digest.js";
 import { Extractor } from "../engine/extract.js";
 import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
@@ -21,9 +20,9 @@ import type { Notifier, NotifyEvent, NotifyKind } from "../notify/webhook.js";
 import type { OuterSide } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
-import { historyFileExists, readStartInputs } from "./inputs.js";
+import { decideStart, planContext, unpinnedStart, type StartQuestion } from "./next-start.js";
 import { driveSession, lockPointer } from "./locks.js";
-import { coldPlan, decide, unpinnedPlan, whyUnpinned, type StartPlan, type Unpinned } from "./plan.js";
+import { coldPlan, whyUnpinned, type StartPlan, type Unpinned } from "./plan.js";
 import { runUpfront } from "./upfront.js";
 import { storeHome } from "../home.js";
 
@@ -94,7 +93,7 @@ export async function runSession(o: SessionOptions): Promise<number> {
     const why = whyUnpinned(o.plugin, o.command, o.args);
     if (o.plugin === undefined || why !== undefined) {
       o.log.info(why?.reason ?? "");
-      return await unpinned(o, o.plugin, base, why ?? { reason: "", conversation: true });
+      return await unpinned(o, base, why ?? { reason: "", conversation: true });
     }
     return await pinned(o, o.plugin, base, relay);
   } finally {
@@ -115,7 +114,7 @@ async function pinned(
     if (lock?.kind === "acquired") await lock.lock.release();
     return exitCodeOf(notStarted(o, stop).status);
   }
-  if (lock === undefined) return unpinned(o, plugin, base, { reason: `${o.pointerPath} cannot be used`, conversation: true });
+  if (lock === undefined) return unpinned(o, base, { reason: `${o.pointerPath} cannot be used`, conversation: true });
   if (lock.kind === "held") {
     // A bridge knows its threads by key, not by the hashed file name.
     const which = o.key === undefined ? o.pointerPath : `the session of key ${JSON.stringify(o.key)} (${o.pointerPath})`;
@@ -124,9 +123,7 @@ async function pinned(
   if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
     for (const leftover of removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
-    const context = { cwd: o.cwd, prompt: o.prompt, resumePrompt: o.resumePrompt, messageId: o.messageId, fresh: randomUuid, pointerPath: o.pointerPath, explicitPointer: o.explicitPointer };
-    const inputs = await readStartInputs(o.pointerPath, plugin, o.args, runContext(o), o.now());
-    const decision = decide(plugin, o.args, inputs.read, { ...context, gone: inputs.gone });
+    const { decision, read } = await decideStart(questionOf(o), plugin, o.now());
     if (decision.mode === "refused") throw decision.error;
     if (decision.mode === "repeat") {
       process.stderr.write(`sessionpin: ${decision.reason}; ${o.command} not started (exit ${EXIT.repeat})\n`);
@@ -139,9 +136,9 @@ async function pinned(
     if (plan.setsAside !== undefined) {
       const aside = await moveAside(o.pointerPath, plan.setsAside, o.now());
       o.log.warn(`moved the pointer aside to ${aside}`);
-      if (plan.setsAside === "gone" && inputs.read.kind === "ok") {
+      if (plan.setsAside === "gone" && read.kind === "ok") {
         // As a rejection: the agent would have refused the ID, had it been launched.
-        const { id, history: earlier } = inputs.read.pointer;
+        const { id, history: earlier } = read.pointer;
         tell(o, plugin, "rejected", id, { previous: id, reason: plan.reason });
         history = keepRecent([...earlier, { id, at: o.now().toISOString(), reason: plan.reason }]);
         if (plan.oneShot && lost(o, id, plan.reason)) return EXIT.lost;
@@ -156,7 +153,7 @@ async function pinned(
       if (plan.oneShot && lost(o, plan.id ?? "", `refused: ${outcome.rejected}`)) return EXIT.lost;
       o.log.info("starting a fresh session");
       history = keepRecent([...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }]);
-      plan = coldPlan(plugin, o.args, context, "the stored ID was rejected");
+      plan = coldPlan(plugin, o.args, planContext(questionOf(o)), "the stored ID was rejected");
     }
   } finally {
     await lock.lock.release();
@@ -329,19 +326,18 @@ function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["
 }
 
 /** The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder that cannot be used. */
-async function unpinned(o: SessionOptions, plugin: AgentPlugin | undefined, base: Omit<AttemptOptions, "argv">, why: Unpinned): Promise<number> {
-  const plan = unpinnedPlan(plugin, o.args, o.prompt, why, o.restoreHistory && historyExists(plugin, o.cwd, o.log));
+async function unpinned(o: SessionOptions, base: Omit<AttemptOptions, "argv">, why: Unpinned): Promise<number> {
+  const plan = unpinnedStart(questionOf(o), why, o.log);
   const typed = plan.promptVia === "pty" ? plan.prompt : undefined;
   return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
 }
 
-/** Whether the agent's own history file is there to restore, said in the log. */
-function historyExists(plugin: AgentPlugin | undefined, cwd: string, log: Logger): boolean {
-  const history = plugin?.history;
-  if (history === undefined) return false;
-  const there = historyFileExists(plugin, cwd);
-  log.info(there ? `${history.file} exists: adding ${history.flag}` : `no ${history.file} in ${cwd}: nothing to restore`);
-  return there;
+function questionOf(o: SessionOptions): StartQuestion {
+  return {
+    agent: { command: o.command, args: o.args, plugin: o.plugin, cwd: o.cwd, env: o.env, restoreHistory: o.restoreHistory },
+    message: { prompt: o.prompt, resumePrompt: o.resumePrompt, messageId: o.messageId },
+    pointer: { path: o.pointerPath, explicit: o.explicitPointer, key: o.key },
+  };
 }
 
 /**
