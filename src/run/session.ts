@@ -26,45 +26,49 @@ import { coldPlan, whyUnpinned, type StartPlan, type Unpinned } from "./plan.js"
 import { runUpfront } from "./upfront.js";
 import { storeHome } from "../home.js";
 
-export interface SessionOptions {
-  /** The agent's executable as the user wrote it, and its arguments. */
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly plugin: AgentPlugin | undefined;
-  readonly pointerPath: string;
-  /** The user named the pointer file (`--pointer`, SESSIONPIN_POINTER): a foreign one is refused. */
-  readonly explicitPointer: boolean;
-  /** `--key`: the external conversation (chat thread, PR) this session serves; kept in the pointer. */
-  readonly key?: string | undefined;
-  /** How long to wait for another run's lock on the pointer; 0 refuses at once. */
-  readonly waitLockMs: number;
-  readonly prompt: string | undefined;
-  /** Delivered on warm starts that bring no new message of their own (`--resume-prompt`). */
-  readonly resumePrompt: string | undefined;
-  /** The chat platform's ID of the run's message (`--message-id`). */
-  readonly messageId?: string | undefined;
-  readonly fallbackWindowMs: number;
+/** How sessionpin talks with the agent: the terminal (or pipes) and how the prompt is typed. */
+export interface Talk {
+  readonly terminal: Screen & Pick<OuterSide, "onResize" | "onDrain" | "isTTY" | "streamsApart">;
+  /** Starts the agent; a real PTY unless a test passes its own. */
+  readonly spawn?: AttemptOptions["spawn"];
+  /** The prompt is typed once the agent's output was quiet this long, or at the latest after promptMaxWaitMs. */
   readonly promptQuietMs: number;
   readonly promptMaxWaitMs: number;
-  /** Add the restore-history flag of agents without session IDs when their history exists. */
-  readonly restoreHistory: boolean;
+}
+
+/** What the run reports, and to whom. */
+export interface Report {
+  readonly log: Logger;
+  readonly record?: CastRecorder;
+  readonly trace?: LineFile;
+  readonly notifier?: Notifier;
+}
+
+/** What the run does when something stands in its way. */
+export interface Policy {
+  /** How long to wait for another run's lock on the pointer; 0 refuses at once (`--wait-lock`). */
+  readonly waitLockMs: number;
+  /** On a warm start: how long a failure still means the stored ID was rejected (`--fallback-window`). */
+  readonly fallbackWindowMs: number;
   /**
    * A warm one-shot run whose session is gone from the agent's store or refused by the agent:
    * `fresh` starts a new session (and says so in one line on stderr), `fail` starts none and
    * exits 5 (`--on-lost`).
    */
   readonly onLost?: "fresh" | "fail";
-  readonly cwd: string;
-  readonly env: NodeJS.ProcessEnv;
-  readonly terminal: Screen & Pick<OuterSide, "onResize" | "onDrain" | "isTTY" | "streamsApart">;
-  /** Starts the agent; a real PTY unless a test passes its own. */
-  readonly spawn?: AttemptOptions["spawn"];
-  readonly log: Logger;
-  readonly record?: CastRecorder;
-  readonly trace?: LineFile;
-  readonly notifier?: Notifier;
+}
+
+export interface Time {
   readonly clock: Clock;
   readonly now: () => Date;
+}
+
+/** `run`'s options, in groups: what to run, what it brings, where its state lives (StartQuestion), then the rest. */
+export interface SessionOptions extends StartQuestion {
+  readonly talk: Talk;
+  readonly report: Report;
+  readonly policy: Policy;
+  readonly time: Time;
 }
 
 /**
@@ -73,29 +77,29 @@ export interface SessionOptions {
  */
 export async function runSession(o: SessionOptions): Promise<number> {
   let current: AgentPty | undefined;
-  o.terminal.onResize((cols, rows) => {
+  o.talk.terminal.onResize((cols, rows) => {
     current?.resize(cols, rows);
-    o.record?.resize(cols, rows);
+    o.report.record?.resize(cols, rows);
   });
-  o.terminal.onDrain(() => current?.resume());
+  o.talk.terminal.onDrain(() => current?.resume());
   const relay = new SignalRelay();
   const base: Omit<AttemptOptions, "argv"> = {
-    cwd: o.cwd, env: o.env, terminal: o.terminal, relay, clock: o.clock, log: o.log,
-    ...(o.spawn !== undefined ? { spawn: o.spawn } : {}),
-    ...(o.record !== undefined ? { record: o.record } : {}),
-    ...(o.trace !== undefined ? { trace: o.trace } : {}),
+    cwd: o.agent.cwd, env: o.agent.env, terminal: o.talk.terminal, relay, clock: o.time.clock, log: o.report.log,
+    ...(o.talk.spawn !== undefined ? { spawn: o.talk.spawn } : {}),
+    ...(o.report.record !== undefined ? { record: o.report.record } : {}),
+    ...(o.report.trace !== undefined ? { trace: o.report.trace } : {}),
     // The pointer writes need no zod (src/pointer/check.ts): nothing is loaded while the agent starts.
     onSpawn: (agent) => {
       current = agent;
     },
   };
   try {
-    const why = whyUnpinned(o.plugin, o.command, o.args);
-    if (o.plugin === undefined || why !== undefined) {
-      o.log.info(why?.reason ?? "");
+    const why = whyUnpinned(o.agent.plugin, o.agent.command, o.agent.args);
+    if (o.agent.plugin === undefined || why !== undefined) {
+      o.report.log.info(why?.reason ?? "");
       return await unpinned(o, base, why ?? { reason: "", conversation: true });
     }
-    return await pinned(o, o.plugin, base, relay);
+    return await pinned(o, o.agent.plugin, base, relay);
   } finally {
     relay.dispose();
   }
@@ -107,40 +111,40 @@ async function pinned(
   base: Omit<AttemptOptions, "argv">,
   relay: SignalRelay,
 ): Promise<number> {
-  const lock = await lockPointer(o.pointerPath, { ...o, stopRequested: () => relay.stopRequested });
+  const lock = await lockPointer(o.pointer.path, { clock: o.time.clock, waitLockMs: o.policy.waitLockMs, log: o.report.log, stopRequested: () => relay.stopRequested });
   const stop = relay.stopRequested;
   if (stop !== undefined) {
     // Asked to stop while it waited for the lock (a cancelled CI job): nothing is started.
     if (lock?.kind === "acquired") await lock.lock.release();
     return exitCodeOf(notStarted(o, stop).status);
   }
-  if (lock === undefined) return unpinned(o, base, { reason: `${o.pointerPath} cannot be used`, conversation: true });
+  if (lock === undefined) return unpinned(o, base, { reason: `${o.pointer.path} cannot be used`, conversation: true });
   if (lock.kind === "held") {
     // A bridge knows its threads by key, not by the hashed file name.
-    const which = o.key === undefined ? o.pointerPath : `the session of key ${JSON.stringify(o.key)} (${o.pointerPath})`;
+    const which = o.pointer.key === undefined ? o.pointer.path : `the session of key ${JSON.stringify(o.pointer.key)} (${o.pointer.path})`;
     throw new SessionpinError("pointer-locked", `sessionpin: ${forTerminal(which)} is in use by ${describeHolder(lock.holder)}`);
   }
-  if (lock.tookOverFrom !== undefined) o.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
+  if (lock.tookOverFrom !== undefined) o.report.log.warn(`took over a stale lock: ${JSON.stringify(lock.tookOverFrom)}`);
   try {
-    for (const leftover of removeLeftoverTemps(o.pointerPath)) o.log.warn(`removed ${leftover}, left by a writer that was killed`);
-    const { decision, read } = await decideStart(questionOf(o), plugin, o.now());
+    for (const leftover of removeLeftoverTemps(o.pointer.path)) o.report.log.warn(`removed ${leftover}, left by a writer that was killed`);
+    const { decision, read } = await decideStart(o, plugin, o.time.now());
     if (decision.mode === "refused") throw decision.error;
     if (decision.mode === "repeat") {
-      process.stderr.write(`sessionpin: ${decision.reason}; ${o.command} not started (exit ${EXIT.repeat})\n`);
-      o.log.info(`not starting ${o.command}: ${decision.reason}`);
+      process.stderr.write(`sessionpin: ${decision.reason}; ${o.agent.command} not started (exit ${EXIT.repeat})\n`);
+      o.report.log.info(`not starting ${o.agent.command}: ${decision.reason}`);
       return EXIT.repeat;
     }
     let plan: StartPlan = decision;
-    o.log.info(`${plan.mode} start: ${plan.reason}`);
+    o.report.log.info(`${plan.mode} start: ${plan.reason}`);
     let history: Pointer["history"] = [];
     if (plan.setsAside !== undefined) {
-      const aside = await moveAside(o.pointerPath, plan.setsAside, o.now());
-      o.log.warn(`moved the pointer aside to ${aside}`);
+      const aside = await moveAside(o.pointer.path, plan.setsAside, o.time.now());
+      o.report.log.warn(`moved the pointer aside to ${aside}`);
       if (plan.setsAside === "gone" && read.kind === "ok") {
         // As a rejection: the agent would have refused the ID, had it been launched.
         const { id, history: earlier } = read.pointer;
         tell(o, plugin, "rejected", id, { previous: id, reason: plan.reason });
-        history = keepRecent([...earlier, { id, at: o.now().toISOString(), reason: plan.reason }]);
+        history = keepRecent([...earlier, { id, at: o.time.now().toISOString(), reason: plan.reason }]);
         if (plan.oneShot && lost(o, id, plan.reason)) return EXIT.lost;
       }
     }
@@ -148,12 +152,12 @@ async function pinned(
       const outcome = await attempt(o, plugin, base, plan, history);
       if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);
       tell(o, plugin, "rejected", plan.id ?? "", { previous: plan.id ?? "", reason: outcome.rejected });
-      const aside = await moveAside(o.pointerPath, "rejected", o.now());
-      o.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}`);
+      const aside = await moveAside(o.pointer.path, "rejected", o.time.now());
+      o.report.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}`);
       if (plan.oneShot && lost(o, plan.id ?? "", `refused: ${outcome.rejected}`)) return EXIT.lost;
-      o.log.info("starting a fresh session");
-      history = keepRecent([...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.now().toISOString(), reason: `rejected: ${outcome.rejected}` }]);
-      plan = coldPlan(plugin, o.args, planContext(questionOf(o)), "the stored ID was rejected");
+      o.report.log.info("starting a fresh session");
+      history = keepRecent([...(plan.pointer?.history ?? []), { id: plan.id ?? "", at: o.time.now().toISOString(), reason: `rejected: ${outcome.rejected}` }]);
+      plan = coldPlan(plugin, o.agent.args, planContext(o), "the stored ID was rejected");
     }
   } finally {
     await lock.lock.release();
@@ -169,7 +173,7 @@ async function attempt(
 ): Promise<AttemptOutcome> {
   // A session the caller chose starts from the pointer too: finding the pinned session again confirms it.
   const warm = plan.mode === "cold" ? undefined : plan.pointer;
-  const pinner = new PointerPin(o.pointerPath, { agent: plugin.name, cwd: o.cwd, key: o.key }, o.log, o.now, warm, history);
+  const pinner = new PointerPin(o.pointer.path, { agent: plugin.name, cwd: o.agent.cwd, key: o.pointer.key }, o.report.log, o.time.now, warm, history);
   const pin = {
     apply(event: PinEvent): void {
       pinner.apply(event);
@@ -181,11 +185,11 @@ async function attempt(
   if (plan.upfront !== undefined) {
     const abort = new AbortController();
     base.relay.attach(() => abort.abort());
-    created = await runUpfront(o.command, plan.upfront.args, plan.upfront.parse, { env: o.env, cwd: o.cwd, abort: abort.signal });
+    created = await runUpfront(o.agent.command, plan.upfront.args, plan.upfront.parse, { env: o.agent.env, cwd: o.agent.cwd, abort: abort.signal });
     base.relay.detach();
   }
   // Made once the up-front step is over, so its width is the terminal's at launch.
-  const extractor = new Extractor(plugin, new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule }), o.terminal.size().cols);
+  const extractor = new Extractor(plugin, new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule }), o.talk.terminal.size().cols);
   const offer = (candidate: Candidate): Verdict => {
     const offered = extractor.offer(candidate);
     for (const event of offered.events) pin.apply(event);
@@ -202,16 +206,16 @@ async function attempt(
       known = verdict.id;
       // In the recording and the trace too, so that replay and explain of them name the thread the run pinned.
       const label = `sessionpin: ${plan.upfront.rule} ${verdict.id}`;
-      o.record?.marker(label);
-      o.trace?.write({ line: 0, time: 0, text: label, plugin: plugin.name, ...fromVerdict(verdict) });
+      o.report.record?.marker(label);
+      o.report.trace?.write({ line: 0, time: 0, text: label, plugin: plugin.name, ...fromVerdict(verdict) });
     } else {
-      o.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
+      o.report.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
   }
   const stopRequested = (): NodeJS.Signals | undefined => base.relay.stopRequested;
   const driver = known === undefined || stopRequested() !== undefined
     ? undefined
-    : await driveSession(known, { env: o.env, agent: plugin.name, clock: o.clock, waitLockMs: o.waitLockMs, log: o.log, stopRequested }).catch((error: unknown) => {
+    : await driveSession(known, { env: o.agent.env, agent: plugin.name, clock: o.time.clock, waitLockMs: o.policy.waitLockMs, log: o.report.log, stopRequested }).catch((error: unknown) => {
       // Held by another run, and asked to stop while waiting for it: the stop wins.
       if (stopRequested() !== undefined) return undefined;
       throw error;
@@ -230,11 +234,11 @@ async function attempt(
   }
   await pinner.settled();
   if (neverSaved(plugin, plan, pinner.pointer, outcome)) {
-    const aside = await setAside(o.pointerPath, "unused", o.now());
-    o.log.warn(`${plugin.name} exited with ${outcome.status.exitCode} before it saved session ${plan.chosen}: nothing to resume; pointer moved to ${aside}`);
+    const aside = await setAside(o.pointer.path, "unused", o.time.now());
+    o.report.log.warn(`${plugin.name} exited with ${outcome.status.exitCode} before it saved session ${plan.chosen}: nothing to resume; pointer moved to ${aside}`);
   } else if (neverTold(plan, pinner.pointer, outcome)) {
-    const aside = await setAside(o.pointerPath, "unused", o.now());
-    o.log.warn(`${plugin.name} ended before its task was typed, and nothing else was sent: session ${pinner.pointer?.id} has nothing to resume; pointer moved to ${aside}, so the next start begins again with the task`);
+    const aside = await setAside(o.pointer.path, "unused", o.time.now());
+    o.report.log.warn(`${plugin.name} ended before its task was typed, and nothing else was sent: session ${pinner.pointer?.id} has nothing to resume; pointer moved to ${aside}, so the next start begins again with the task`);
   } else if (tookTurn(plan, pinner.pointer, outcome)) {
     // A prompt sessionpin types counts as had only once it was submitted.
     pinner.tookTurn(plan.promptVia === "pty" && !outcome.promptSent ? undefined : plan.delivers?.sha256);
@@ -248,14 +252,14 @@ async function attempt(
  * stderr, before the new session's output, with `--on-lost fail` none started; true then.
  */
 function lost(o: SessionOptions, id: string, why: string): boolean {
-  const fail = o.onLost === "fail";
+  const fail = o.policy.onLost === "fail";
   process.stderr.write(`sessionpin: the conversation of session ${id} is lost (${why}); ${fail ? `nothing started (--on-lost fail, exit ${EXIT.lost})` : "starting a new session"}\n`);
   return fail;
 }
 
 /** Asked to stop before the agent started: logged, and ended as the signal would have ended it. */
 function notStarted(o: SessionOptions, signal: NodeJS.Signals): AttemptOutcome {
-  o.log.info(`${signal} arrived before the agent started; not starting it`);
+  o.report.log.info(`${signal} arrived before the agent started; not starting it`);
   return { status: { exitCode: 0, signal: constants.signals[signal] }, signalledByUs: true, promptSent: false, entered: false };
 }
 
@@ -270,7 +274,7 @@ function launch(
   const warm = plan.mode === "warm";
   return runAttempt({
     ...base,
-    argv: [o.command, ...args],
+    argv: [o.agent.command, ...args],
     capture: {
       extractor,
       onPin: (event) => pin.apply(event),
@@ -278,7 +282,7 @@ function launch(
       oneShot: plan.oneShot,
     },
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o, plan.prompt) } : {}),
-    ...(warm ? { fallbackWindowMs: o.fallbackWindowMs, dropInput: !o.terminal.isTTY, holdStdout: plan.oneShot && o.terminal.streamsApart } : {}),
+    ...(warm ? { fallbackWindowMs: o.policy.fallbackWindowMs, dropInput: !o.talk.terminal.isTTY, holdStdout: plan.oneShot && o.talk.terminal.streamsApart } : {}),
   });
 }
 
@@ -318,27 +322,20 @@ function neverSaved(plugin: AgentPlugin, plan: StartPlan, pointer: Pointer | und
 }
 
 function runContext(o: SessionOptions): RunContext {
-  return { home: storeHome(o.env), cwd: o.cwd, env: o.env };
+  return { home: storeHome(o.agent.env), cwd: o.agent.cwd, env: o.agent.env };
 }
 
 function promptOf(o: SessionOptions, text: string): NonNullable<AttemptOptions["prompt"]> {
-  return { text, quietMs: o.promptQuietMs, maxWaitMs: o.promptMaxWaitMs };
+  return { text, quietMs: o.talk.promptQuietMs, maxWaitMs: o.talk.promptMaxWaitMs };
 }
 
 /** The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder that cannot be used. */
 async function unpinned(o: SessionOptions, base: Omit<AttemptOptions, "argv">, why: Unpinned): Promise<number> {
-  const plan = unpinnedStart(questionOf(o), why, o.log);
+  const plan = unpinnedStart(o, why, o.report.log);
   const typed = plan.promptVia === "pty" ? plan.prompt : undefined;
-  return exitCodeOf((await runAttempt({ ...base, argv: [o.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
+  return exitCodeOf((await runAttempt({ ...base, argv: [o.agent.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o, typed) } : {}) })).status);
 }
 
-function questionOf(o: SessionOptions): StartQuestion {
-  return {
-    agent: { command: o.command, args: o.args, plugin: o.plugin, cwd: o.cwd, env: o.env, restoreHistory: o.restoreHistory },
-    message: { prompt: o.prompt, resumePrompt: o.resumePrompt, messageId: o.messageId },
-    pointer: { path: o.pointerPath, explicit: o.explicitPointer, key: o.key },
-  };
-}
 
 /**
  * The pointer moved aside before a start that must not resume it, or a failure to in one line
@@ -355,6 +352,6 @@ async function moveAside(path: string, label: string, now: Date): Promise<string
 
 /** A webhook event, when --notify asked for them; never waited for. */
 function tell(o: SessionOptions, plugin: AgentPlugin, kind: NotifyKind, id: string, extra: Pick<NotifyEvent, "previous" | "reason" | "delivers">): void {
-  const key = o.key === undefined ? {} : { key: o.key };
-  o.notifier?.notify({ kind, agent: plugin.name, id, cwd: o.cwd, pointer: o.pointerPath, ...key, time: o.now().toISOString(), ...extra });
+  const key = o.pointer.key === undefined ? {} : { key: o.pointer.key };
+  o.report.notifier?.notify({ kind, agent: plugin.name, id, cwd: o.agent.cwd, pointer: o.pointer.path, ...key, time: o.time.now().toISOString(), ...extra });
 }
