@@ -11,6 +11,7 @@ import { commandForLog } from "../log/argv.js";
 import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
+import { recordingSink, traceSink, webhookSink } from "../run/report.js";
 import { runSession } from "../run/session.js";
 import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, RUN_OPTIONS, runPrompt, seconds, userPlugins } from "./options.js";
 
@@ -140,7 +141,14 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
             return agent;
           },
         },
-        report: { log, ...(record !== undefined ? { record } : {}), ...(trace !== undefined ? { trace } : {}), ...(notifier.enabled ? { notifier } : {}) },
+        report: {
+          log,
+          sinks: [
+            ...(record !== undefined ? [recordingSink(record)] : []),
+            ...(trace !== undefined ? [traceSink(trace)] : []),
+            ...(notifier.enabled ? [webhookSink(notifier, { cwd, pointer: pointerPath, key: values.key }, () => new Date())] : []),
+          ],
+        },
         policy: { waitLockMs: checked.waitLockMs, fallbackWindowMs: checked.fallbackWindowMs, onLost },
         time: { clock: systemClock, now: () => new Date() },
       });

@@ -5,7 +5,6 @@ import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import type { AgentPlugin, RunContext } from "../agents/types.js";
 import type { Verdict } from "../engine/match.js";
 import type { Candidate } from "../engine/source.js";
-import { fromVerdict } from "../engine/trace.js";
 import { EXIT, reasonOf, SessionpinError } from "../errors.js";
 import type { Logger } from "../log/logger.js";
 import { describeHolder } from "../pointer/holder.js";
@@ -14,9 +13,6 @@ import type { Pointer } from "../pointer/schema.js";
 import { removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
-import type { CastRecorder } from "../record/asciicast.js";
-import type { LineFile } from "../record/line-file.js";
-import type { Notifier, NotifyEvent, NotifyKind } from "../notify/webhook.js";
 import type { OuterSide } from "../pty/terminal.js";
 import { runAttempt, type AttemptOptions, type AttemptOutcome, type Screen } from "./attempt.js";
 import { keepRecent, PointerPin } from "./pin.js";
@@ -24,6 +20,7 @@ import { decideStart, planContext, unpinnedStart, type StartQuestion } from "./n
 import { driveSession, lockPointer } from "./locks.js";
 import { coldPlan, whyUnpinned, type StartPlan, type Unpinned } from "./plan.js";
 import { runUpfront } from "./upfront.js";
+import { Sinks, type Sink } from "./sinks.js";
 import { storeHome } from "../home.js";
 
 /** How sessionpin talks with the agent: the terminal (or pipes) and how the prompt is typed. */
@@ -36,12 +33,10 @@ export interface Talk {
   readonly promptMaxWaitMs: number;
 }
 
-/** What the run reports, and to whom. */
+/** What the run reports, and to whom: the log, and the sinks of its events (recording, trace, webhooks: report.ts). */
 export interface Report {
   readonly log: Logger;
-  readonly record?: CastRecorder;
-  readonly trace?: LineFile;
-  readonly notifier?: Notifier;
+  readonly sinks?: readonly Sink[];
 }
 
 /** What the run does when something stands in its way. */
@@ -77,17 +72,17 @@ export interface SessionOptions extends StartQuestion {
  */
 export async function runSession(o: SessionOptions): Promise<number> {
   let current: AgentPty | undefined;
+  const report = new Sinks(o.report.sinks ?? []);
   o.talk.terminal.onResize((cols, rows) => {
     current?.resize(cols, rows);
-    o.report.record?.resize(cols, rows);
+    report.emit({ kind: "resize", cols, rows });
   });
   o.talk.terminal.onDrain(() => current?.resume());
   const relay = new SignalRelay();
   const base: Omit<AttemptOptions, "argv"> = {
     cwd: o.agent.cwd, env: o.agent.env, terminal: o.talk.terminal, relay, clock: o.time.clock, log: o.report.log,
     ...(o.talk.spawn !== undefined ? { spawn: o.talk.spawn } : {}),
-    ...(o.report.record !== undefined ? { record: o.report.record } : {}),
-    ...(o.report.trace !== undefined ? { trace: o.report.trace } : {}),
+    sinks: o.report.sinks ?? [],
     // The pointer writes need no zod (src/pointer/check.ts): nothing is loaded while the agent starts.
     onSpawn: (agent) => {
       current = agent;
@@ -99,7 +94,7 @@ export async function runSession(o: SessionOptions): Promise<number> {
       o.report.log.info(why?.reason ?? "");
       return await unpinned(o, base, why ?? { reason: "", conversation: true });
     }
-    return await pinned(o, o.agent.plugin, base, relay);
+    return await pinned(o, o.agent.plugin, base, relay, report);
   } finally {
     relay.dispose();
   }
@@ -110,6 +105,7 @@ async function pinned(
   plugin: AgentPlugin,
   base: Omit<AttemptOptions, "argv">,
   relay: SignalRelay,
+  report: Sinks,
 ): Promise<number> {
   const lock = await lockPointer(o.pointer.path, { clock: o.time.clock, waitLockMs: o.policy.waitLockMs, log: o.report.log, stopRequested: () => relay.stopRequested });
   const stop = relay.stopRequested;
@@ -143,7 +139,7 @@ async function pinned(
       if (plan.setsAside === "gone" && read.kind === "ok") {
         // As a rejection: the agent would have refused the ID, had it been launched.
         const { id, history: earlier } = read.pointer;
-        tell(o, plugin, "rejected", id, { previous: id, reason: plan.reason });
+        report.emit({ kind: "rejected", agent: plugin.name, id, reason: plan.reason });
         history = keepRecent([...earlier, { id, at: o.time.now().toISOString(), reason: plan.reason }]);
         if (plan.oneShot && lost(o, id, plan.reason)) return EXIT.lost;
       }
@@ -151,7 +147,7 @@ async function pinned(
     for (;;) {
       const outcome = await attempt(o, plugin, base, plan, history);
       if (outcome.rejected === undefined || relay.stopRequested !== undefined) return exitCodeOf(outcome.status);
-      tell(o, plugin, "rejected", plan.id ?? "", { previous: plan.id ?? "", reason: outcome.rejected });
+      report.emit({ kind: "rejected", agent: plugin.name, id: plan.id ?? "", reason: outcome.rejected });
       const aside = await moveAside(o.pointer.path, "rejected", o.time.now());
       o.report.log.warn(`stored ID ${plan.id} rejected: ${outcome.rejected}; pointer moved to ${aside}`);
       if (plan.oneShot && lost(o, plan.id ?? "", `refused: ${outcome.rejected}`)) return EXIT.lost;
@@ -174,13 +170,10 @@ async function attempt(
   // A session the caller chose starts from the pointer too: finding the pinned session again confirms it.
   const warm = plan.mode === "cold" ? undefined : plan.pointer;
   const pinner = new PointerPin(o.pointer.path, { agent: plugin.name, cwd: o.agent.cwd, key: o.pointer.key }, o.report.log, o.time.now, warm, history);
-  const pin = {
-    apply(event: PinEvent): void {
-      pinner.apply(event);
-      tell(o, plugin, event.kind, event.pinned.id, event.kind === "changed" ? { previous: event.previous.id } : {});
-    },
-  };
-  if (plan.mode === "warm" && warm !== undefined) tell(o, plugin, "resumed", warm.id, { delivers: plan.delivers?.kind ?? null });
+  // Pins go to the pointer's writer first, then to the run's own sinks (the webhooks tell of them).
+  const sinks = new Sinks([{ pin: ({ pin }) => pinner.apply(pin) }, ...(o.report.sinks ?? [])]);
+  const pin = (event: PinEvent): void => sinks.emit({ kind: "pin", agent: plugin.name, pin: event });
+  if (plan.mode === "warm" && warm !== undefined) sinks.emit({ kind: "resumed", agent: plugin.name, id: warm.id, delivers: plan.delivers?.kind ?? null });
   let created: Awaited<ReturnType<typeof runUpfront>> | undefined;
   if (plan.upfront !== undefined) {
     const abort = new AbortController();
@@ -192,7 +185,7 @@ async function attempt(
   const extractor = new Extractor(plugin, new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule }), o.talk.terminal.size().cols);
   const offer = (candidate: Candidate): Verdict => {
     const offered = extractor.offer(candidate);
-    for (const event of offered.events) pin.apply(event);
+    for (const event of offered.events) pin(event);
     return offered.verdict;
   };
   let args = plan.args;
@@ -205,9 +198,7 @@ async function attempt(
       args = plan.upfront.launch(verdict.id);
       known = verdict.id;
       // In the recording and the trace too, so that replay and explain of them name the thread the run pinned.
-      const label = `sessionpin: ${plan.upfront.rule} ${verdict.id}`;
-      o.report.record?.marker(label);
-      o.report.trace?.write({ line: 0, time: 0, text: label, plugin: plugin.name, ...fromVerdict(verdict) });
+      sinks.emit({ kind: "marker", label: `sessionpin: ${plan.upfront.rule} ${verdict.id}`, plugin: plugin.name, verdict });
     } else {
       o.report.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
@@ -269,7 +260,7 @@ function launch(
   plan: StartPlan,
   args: readonly string[],
   extractor: Extractor,
-  pin: { apply(event: PinEvent): void },
+  pin: (event: PinEvent) => void,
 ): Promise<AttemptOutcome> {
   const warm = plan.mode === "warm";
   return runAttempt({
@@ -277,7 +268,7 @@ function launch(
     argv: [o.agent.command, ...args],
     capture: {
       extractor,
-      onPin: (event) => pin.apply(event),
+      onPin: pin,
       context: runContext(o),
       oneShot: plan.oneShot,
     },
@@ -348,10 +339,4 @@ async function moveAside(path: string, label: string, now: Date): Promise<string
   } catch (error) {
     throw new SessionpinError("pointer-invalid", `sessionpin: cannot move ${path} aside (${reasonOf(error)}): left as it is, and no new session started; move it or remove it by hand`, { cause: error });
   }
-}
-
-/** A webhook event, when --notify asked for them; never waited for. */
-function tell(o: SessionOptions, plugin: AgentPlugin, kind: NotifyKind, id: string, extra: Pick<NotifyEvent, "previous" | "reason" | "delivers">): void {
-  const key = o.pointer.key === undefined ? {} : { key: o.pointer.key };
-  o.report.notifier?.notify({ kind, agent: plugin.name, id, cwd: o.agent.cwd, pointer: o.pointer.path, ...key, time: o.time.now().toISOString(), ...extra });
 }
