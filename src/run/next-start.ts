@@ -6,15 +6,8 @@ import type { Logger } from "../log/logger.js";
 import type { LockInfo } from "../pointer/schema.js";
 import type { PointerRead } from "../pointer/store.js";
 import { historyFileExists, readStartInputs } from "./inputs.js";
-import type { AgentCall, PointerPlace, StartMessage } from "./options.js";
+import type { StartQuestion } from "./options.js";
 import { decide, unpinnedPlan, whyUnpinned, type Decision, type DecideContext, type Unpinned, type UnpinnedPlan } from "./plan.js";
-
-/** What the next start rests on: the agent's command, what it brings, and the pointer. */
-export interface StartQuestion {
-  readonly agent: AgentCall;
-  readonly message: StartMessage;
-  readonly pointer: PointerPlace;
-}
 
 /**
  * What the next `run` would do: `decision`, with the pointer as read when the decision read it.

@@ -1,4 +1,9 @@
 import type { AgentPlugin } from "../agents/types.js";
+import type { Clock } from "../clock.js";
+import type { Logger } from "../log/logger.js";
+import type { OuterSide } from "../pty/terminal.js";
+import type { AttemptOptions, Screen } from "./attempt.js";
+import type { Sink } from "./sinks.js";
 
 /**
  * The groups `run`'s options come in, each named for the question it answers; a module that needs
@@ -33,4 +38,54 @@ export interface PointerPlace {
   readonly explicit: boolean;
   /** `--key`: the external conversation (chat thread, PR) this session serves; kept in the pointer. */
   readonly key?: string | undefined;
+}
+
+/** What the next start rests on: the agent's command, what it brings, and the pointer (next-start.ts). */
+export interface StartQuestion {
+  readonly agent: AgentCall;
+  readonly message: StartMessage;
+  readonly pointer: PointerPlace;
+}
+
+/** How sessionpin talks with the agent: the terminal (or pipes) and how the prompt is typed. */
+export interface Talk {
+  readonly terminal: Screen & Pick<OuterSide, "onResize" | "onDrain" | "isTTY" | "streamsApart">;
+  /** Starts the agent; a real PTY unless a test passes its own. */
+  readonly spawn?: AttemptOptions["spawn"];
+  /** The prompt is typed once the agent's output was quiet this long, or at the latest after promptMaxWaitMs. */
+  readonly promptQuietMs: number;
+  readonly promptMaxWaitMs: number;
+}
+
+/** What the run reports, and to whom: the log, and the sinks of its events (recording, trace, webhooks: report.ts). */
+export interface Report {
+  readonly log: Logger;
+  readonly sinks?: readonly Sink[];
+}
+
+/** What the run does when something stands in its way. */
+export interface Policy {
+  /** How long to wait for another run's lock on the pointer; 0 refuses at once (`--wait-lock`). */
+  readonly waitLockMs: number;
+  /** On a warm start: how long a failure still means the stored ID was rejected (`--fallback-window`). */
+  readonly fallbackWindowMs: number;
+  /**
+   * A warm one-shot run whose session is gone from the agent's store or refused by the agent:
+   * `fresh` starts a new session (and says so in one line on stderr), `fail` starts none and
+   * exits 5 (`--on-lost`).
+   */
+  readonly onLost?: "fresh" | "fail";
+}
+
+export interface Time {
+  readonly clock: Clock;
+  readonly now: () => Date;
+}
+
+/** `run`'s options: what the next start rests on, then how to talk, what to report, policy and time. */
+export interface SessionOptions extends StartQuestion {
+  readonly talk: Talk;
+  readonly report: Report;
+  readonly policy: Policy;
+  readonly time: Time;
 }

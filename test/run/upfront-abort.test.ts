@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import type { Logger } from "../../src/log/logger.js";
 import { readPointer } from "../../src/pointer/store.js";
-import { runSession, type SessionOptions } from "../../src/run/session.js";
+import type { SessionOptions } from "../../src/run/options.js";
+import { runSession } from "../../src/run/session.js";
 import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
 
