@@ -7,7 +7,7 @@ import type { Sink } from "./sinks.js";
 
 /**
  * The groups `run`'s options come in, each named for the question it answers; a module that needs
- * one group takes that group. What the next start does rests on the first three (see next-start.ts).
+ * one group takes that group. What the next start does rests on the first three (see decide-start.ts).
  */
 
 /** What to run: the agent's command as the user wrote it, in which folder, with which environment. */
@@ -40,7 +40,7 @@ export interface PointerPlace {
   readonly key?: string | undefined;
 }
 
-/** What the next start rests on: the agent's command, what it brings, and the pointer (next-start.ts). */
+/** What the next start rests on: the agent's command, what it brings, and the pointer (decide-start.ts). */
 export interface StartQuestion {
   readonly agent: AgentCall;
   readonly message: StartMessage;

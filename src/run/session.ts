@@ -9,7 +9,7 @@ import { SignalRelay } from "../pty/signals.js";
 import { runAttempt, type AttemptOptions } from "./attempt.js";
 import { execute, notStarted, promptOf } from "./execute.js";
 import { lockPointer } from "./locks.js";
-import { decideStart, planContext, unpinnedStart } from "./next-start.js";
+import { decideStart, planContext, unpinnedStart } from "./decide-start.js";
 import type { SessionOptions } from "./options.js";
 import { keepRecent } from "./pin.js";
 import { coldPlan, whyUnpinned, type StartPlan, type Unpinned } from "./plan.js";
