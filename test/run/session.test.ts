@@ -12,6 +12,7 @@ import type { Logger } from "../../src/log/logger.js";
 import { readPointer, writePointer } from "../../src/pointer/store.js";
 import type { SessionOptions } from "../../src/run/options.js";
 import { runSession } from "../../src/run/session.js";
+import type { RunEvent, Sink } from "../../src/run/sinks.js";
 import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
 
@@ -30,6 +31,7 @@ interface Changes {
   readonly pointerPath?: string;
   readonly cwd?: string;
   readonly waitLockMs?: number;
+  readonly sinks?: readonly Sink[];
 }
 
 function session(changes: Changes = {}) {
@@ -44,7 +46,7 @@ function session(changes: Changes = {}) {
     message: { prompt: "prompt" in changes ? changes.prompt : PROMPT, resumePrompt: undefined },
     pointer: { path: changes.pointerPath ?? join(dir, "state", "pointer.json"), explicit: true },
     talk: { terminal: new FakeScreen(), spawn: spawner.spawn, promptQuietMs: 300, promptMaxWaitMs: 20_000 },
-    report: { log },
+    report: { log, sinks: changes.sinks ?? [] },
     policy: { waitLockMs: changes.waitLockMs ?? 0, fallbackWindowMs: 15_000 },
     time: { clock, now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()) },
   };
@@ -102,6 +104,24 @@ describe("the session loop", () => {
     const read = await readPointer(options.pointer.path);
     expect(read).toMatchObject({ kind: "ok", pointer: { id: chosen, history: [{ id: ID }] } });
     expect(spawner.agents).toHaveLength(2);
+  });
+
+  it("a caller's own sink hears the run as events: the resumed ID, the output, its rejection, then the new session's pin", async () => {
+    const heard: RunEvent[] = [];
+    const hear = (event: RunEvent): void => void heard.push(event);
+    const { spawner, options } = session({ sinks: [{ resumed: hear, rejected: hear, pin: hear, output: hear }] });
+    await pinnedTo(options);
+    const done = runSession(options);
+    const warm = await started(spawner, 1);
+    warm.print(`No conversation found with session ID: ${ID}\r\n`);
+    warm.end(1);
+    const cold = await started(spawner, 2);
+    const chosen = String(cold.argv[2]);
+    cold.print("ready\r\n");
+    cold.end(0);
+    expect(await done).toBe(0);
+    const said = heard.map((e) => (e.kind === "output" ? `output ${e.chunk.toString()}` : e.kind === "pin" ? `pin ${e.pin.kind} ${e.pin.pinned.id}` : `${e.kind} ${"id" in e ? e.id : ""}`));
+    expect(said).toEqual([`resumed ${ID}`, `output No conversation found with session ID: ${ID}\r\n`, `rejected ${ID}`, `pin captured ${chosen}`, "output ready\r\n"]);
   });
 
   it("a caller's own --resume runs as given: the pointer is neither resumed nor set aside, and follows the session the agent runs in", async () => {
