@@ -77,6 +77,7 @@ export interface Policy {
   readonly onLost?: "fresh" | "fail";
 }
 
+/** Time as the run sees it: the clock runs its timers (a manual one in tests), `now` dates the pointer and the events. */
 export interface Time {
   readonly clock: Clock;
   readonly now: () => Date;
