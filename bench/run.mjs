@@ -125,7 +125,7 @@ const runners = {
   pipes: () => pipes({ runs: settings.shimRuns, mb: settings.mb, say }),
   stores: () => stores({ sizes: settings.storeSizes, runs: settings.storeRuns, say }),
   sessions: () => sessions({ count: settings.sessions, runs: Math.max(3, settings.reps), say }),
-  // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/resume/pin.ts); 10 runs of
+  // The pointer keeps the newest 50 earlier IDs (HISTORY_LIMIT in src/run/pin.ts); 10 runs of
   // at most 4 new IDs each stay below that, so every ID seen confirmed must still be in it.
   stress: () => stress({ kills: settings.kills, seed: settings.seed, reset: 10, say }),
 };

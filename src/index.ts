@@ -26,7 +26,9 @@ export { PointerSchema, type Pointer } from "./pointer/schema.js";
 export { POINTER_VERSION } from "./pointer/version.js";
 
 // run: one agent session in a PTY, cold or warm (`sessionpin run`), and what it needs.
-export { runSession as run, type SessionOptions as RunOptions } from "./resume/session.js";
+export { runSession as run } from "./run/session.js";
+export type { SessionOptions as RunOptions } from "./run/options.js";
+export type { RunEvent, Sink } from "./run/sinks.js";
 export { OuterTerminal } from "./pty/terminal.js";
 export { fileLogger, type Logger } from "./log/logger.js";
 export { systemClock, type Clock } from "./clock.js";

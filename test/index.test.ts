@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import * as sessionpin from "../src/index.js";
 import { definePlugin, explain, openSource, plugins, readPointer, replay, resolvePointerPath, run, type Pointer } from "../src/index.js";
-import { runSession } from "../src/resume/session.js";
+import { runSession } from "../src/run/session.js";
 import { writePointer } from "../src/pointer/store.js";
 import { CLI, ROOT } from "./helpers/sandbox.js";
 

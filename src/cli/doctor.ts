@@ -10,7 +10,7 @@ import {
 import { EXIT } from "../errors.js";
 import { defaultLogPath } from "../pointer/path.js";
 import { agentName, choosePlugin, parseWithCommand, userPlugins } from "./options.js";
-import { nextStart } from "./next-start.js";
+import { nextStart } from "../run/next-start.js";
 import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { readPointer } from "../pointer/store.js";
 import { homeOf, storeHome } from "../home.js";
@@ -101,8 +101,9 @@ export async function doctor(argv: readonly string[], c: DoctorContext): Promise
     pointer = here.pointer;
     if (here.why !== undefined) checks.push({ name: "pointer-of", status: "info", detail: here.why, data: { ...(here.from ?? here.kept) } });
     const next = target?.plugin === undefined ? undefined : await nextStart({
-      plugin: target.plugin, executable: target.executable, args: command.slice(1), pointer, prompt: undefined, cwd: c.cwd, env: c.env,
-      explicitPointer: values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]), restoreHistory: false,
+      agent: { command: target.executable, args: command.slice(1), plugin: target.plugin, cwd: c.cwd, env: c.env, restoreHistory: false },
+      message: { prompt: undefined },
+      pointer: { path: pointer, explicit: values.pointer !== undefined || Boolean(c.env["SESSIONPIN_POINTER"]) },
     });
     const [dir, lock] = next?.checks ?? [await pointerDirCheck(pointer), await lockCheck(pointer)];
     checks.push(dir, pointerCheck(pointer, next?.read ?? await readPointer(pointer), next?.decision), lock);

@@ -1,9 +1,9 @@
-import type { Decision, UnpinnedPlan } from "../resume/plan.js";
+import type { Decision, UnpinnedPlan } from "../run/plan.js";
 import { SessionpinError } from "../errors.js";
 import { jsonForTerminal } from "../explain/escape.js";
-import { fingerprint } from "../resume/messages.js";
+import { fingerprint } from "../run/messages.js";
 import { AGENT_OPTIONS, agentName, checkedName, choosePlugin, parseWithCommand, runPrompt, userPlugins } from "./options.js";
-import { nextStart } from "./next-start.js";
+import { nextStart } from "../run/next-start.js";
 import { pointerHere } from "./running.js";
 
 export const PLAN_USAGE = `Usage: sessionpin plan [options] -- <agent> [args…]
@@ -54,9 +54,9 @@ export async function planCommand(argv: readonly string[]): Promise<number> {
   const prompt = (await runPrompt(values, plugin, args)).text;
   const messageId = checkedName("message-id", values["message-id"]);
   const { decision, heldBy } = await nextStart({
-    plugin, executable, args, pointer, prompt, resumePrompt: values["resume-prompt"], messageId, cwd, env,
-    explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
-    restoreHistory: values["aider-restore-history"] === true,
+    agent: { command: executable, args, plugin, cwd, env, restoreHistory: values["aider-restore-history"] === true },
+    message: { prompt, resumePrompt: values["resume-prompt"], messageId },
+    pointer: { path: pointer, explicit: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]) },
   });
   // "mode" first: start scripts match the line's start (`'{"mode":"cold"'*`).
   const { mode, ...rest } = described(executable, decision, messageId);

@@ -2,7 +2,7 @@ import { reasonOf, SessionpinError } from "../errors.js";
 import { readPointer, setAside } from "../pointer/store.js";
 import { pluginNamed } from "../agents/registry.js";
 import { namedPlugin, parseOptions, userPlugins } from "./options.js";
-import { nextStart } from "./next-start.js";
+import { nextStart } from "../run/next-start.js";
 import { POINTER_HERE_HELP, pointerHere } from "./running.js";
 import { lockCheck, lockHolder } from "../doctor/checks.js";
 import { describeHolder } from "../pointer/holder.js";
@@ -77,8 +77,9 @@ export async function pointerCommand(argv: readonly string[]): Promise<number> {
   const env = process.env;
   const cwd = process.cwd();
   const start = plugin && (await nextStart({
-    plugin, executable: plugin.names[0] ?? plugin.name, args: [], pointer: path, prompt: undefined, cwd, env,
-    explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]), restoreHistory: false,
+    agent: { command: plugin.names[0] ?? plugin.name, args: [], plugin, cwd, env, restoreHistory: false },
+    message: { prompt: undefined },
+    pointer: { path, explicit: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]) },
   }));
   const next = start && { mode: start.decision.mode, reason: start.decision.reason, ...(start.heldBy === undefined ? {} : { heldBy: start.heldBy }) };
   if (values.json) {

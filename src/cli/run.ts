@@ -11,7 +11,8 @@ import { commandForLog } from "../log/argv.js";
 import { CastRecorder, RECORD_MODES } from "../record/asciicast.js";
 import { LineFile } from "../record/line-file.js";
 import { Notifier, notifyUrls } from "../notify/webhook.js";
-import { runSession } from "../resume/session.js";
+import { recordingSink, traceSink, webhookSink } from "../run/report.js";
+import { runSession } from "../run/session.js";
 import { agentName, checkedName, choosePlugin, parseWithCommand, pointerPathFor, RUN_OPTIONS, runPrompt, seconds, userPlugins } from "./options.js";
 
 export const RUN_USAGE = `Usage: sessionpin run [options] -- <agent> [args…]
@@ -105,7 +106,6 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
     const prompt = await runPrompt(values, plugin, args);
     const checked = {
       waitLockMs: seconds("wait-lock", values["wait-lock"], 0),
-      prompt: prompt.text,
       fallbackWindowMs: seconds("fallback-window", values["fallback-window"], 15),
       promptQuietMs: seconds("prompt-quiet", values["prompt-quiet"], 1.5),
       messageId: checkedName("message-id", values["message-id"]),
@@ -128,31 +128,29 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
     const notifier = new Notifier(urls, log);
     try {
       return await runSession({
-        command: executable,
-        args,
-        plugin,
-        pointerPath,
-        explicitPointer: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]),
-        key: values.key,
-        ...checked,
-        resumePrompt: values["resume-prompt"],
-        promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
-        restoreHistory: values["aider-restore-history"] === true,
-        onLost,
-        cwd,
-        env,
-        terminal: outer,
-        log,
-        ...(record !== undefined ? { record } : {}),
-        ...(trace !== undefined ? { trace } : {}),
-        ...(notifier.enabled ? { notifier } : {}),
-        clock: systemClock,
-        now: () => new Date(),
-        spawn: (agentArgv, options) => {
-          const agent = transport === "pty" ? spawnAgent(agentArgv, options) : spawnPiped(agentArgv, { ...options, stdin: prompt.fromStdin ? "ignore" : "inherit" });
-          hooks.onStart?.();
-          return agent;
+        agent: { command: executable, args, plugin, cwd, env, restoreHistory: values["aider-restore-history"] === true },
+        message: { prompt: prompt.text, resumePrompt: values["resume-prompt"], messageId: checked.messageId },
+        pointer: { path: pointerPath, explicit: values.pointer !== undefined || Boolean(env["SESSIONPIN_POINTER"]), key: values.key },
+        talk: {
+          terminal: outer,
+          promptQuietMs: checked.promptQuietMs,
+          promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
+          spawn: (agentArgv, options) => {
+            const agent = transport === "pty" ? spawnAgent(agentArgv, options) : spawnPiped(agentArgv, { ...options, stdin: prompt.fromStdin ? "ignore" : "inherit" });
+            hooks.onStart?.();
+            return agent;
+          },
         },
+        report: {
+          log,
+          sinks: [
+            ...(record !== undefined ? [recordingSink(record)] : []),
+            ...(trace !== undefined ? [traceSink(trace)] : []),
+            ...(notifier.enabled ? [webhookSink(notifier, { cwd, pointer: pointerPath, key: values.key }, () => new Date())] : []),
+          ],
+        },
+        policy: { waitLockMs: checked.waitLockMs, fallbackWindowMs: checked.fallbackWindowMs, onLost },
+        time: { clock: systemClock, now: () => new Date() },
       });
     } finally {
       record?.close();

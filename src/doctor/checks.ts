@@ -13,7 +13,7 @@ import { describeHolder, judgeHolder, readHolder, REMOTE_STALE_MS } from "../poi
 import type { LockInfo } from "../pointer/schema.js";
 import { readLockFile } from "../pointer/lock.js";
 import type { PointerRead } from "../pointer/store.js";
-import type { Decision, UnpinnedPlan } from "../resume/plan.js";
+import type { Decision, UnpinnedPlan } from "../run/plan.js";
 import { agentapiServers, agentOfSessionpin, runsSessionpin, type ProcessInfo } from "./agentapi.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip" | "info";
@@ -170,7 +170,7 @@ export async function pointerDirCheck(pointerPath: string): Promise<Check> {
 
 /**
  * What the next `run` would do with the pointer it finds (`decision`, by run's own steps:
- * cli/next-start.ts), said of the pointer as `read`; no decision when no plugin pins the agent.
+ * run/next-start.ts), said of the pointer as `read`; no decision when no plugin pins the agent.
  */
 export function pointerCheck(pointerPath: string, read: PointerRead, decision: Decision | UnpinnedPlan | undefined): Check {
   const data = { pointer: pointerPath, kind: read.kind };

@@ -1,8 +1,8 @@
 import { choosePlugin, fromEnvironment, RUN_OPTIONS, userPlugins } from "../cli/options.js";
 import { runCommand } from "../cli/run.js";
 import { reasonOf } from "../errors.js";
-import { historyFileExists } from "../resume/inputs.js";
-import { whyUnpinned } from "../resume/plan.js";
+import { historyFileExists } from "../run/inputs.js";
+import { whyUnpinned } from "../run/plan.js";
 import { runDirect } from "./direct.js";
 
 /**

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { pluginNamed } from "../../src/agents/registry.js";
 import type { Pointer } from "../../src/pointer/schema.js";
-import { fingerprint } from "../../src/resume/messages.js";
-import { coldPlan, planStart, type PlanContext } from "../../src/resume/plan.js";
+import { fingerprint } from "../../src/run/messages.js";
+import { coldPlan, planStart, type PlanContext } from "../../src/run/plan.js";
 
 interface Row {
   readonly agent: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { q } from "../../src/agents/q.js";
 import type { Pointer } from "../../src/pointer/schema.js";
-import { planStart } from "../../src/resume/plan.js";
+import { planStart } from "../../src/run/plan.js";
 
 const UUID = "c3e8a5d1-9b2f-4c76-8e4a-1d7f3b9c5e20";
 

@@ -15,7 +15,7 @@ import { systemClock } from "../../src/clock.js";
 import { StoreWatch } from "../../src/engine/store-watch.js";
 import { lookUpSession } from "../../src/engine/store-lookup.js";
 import { writePointer } from "../../src/pointer/store.js";
-import { readStartInputs } from "../../src/resume/inputs.js";
+import { readStartInputs } from "../../src/run/inputs.js";
 import { recallEntry } from "../../src/state/store-index.js";
 
 // Not a UUIDv7: only a search finds its rollout when the capture date does not say.

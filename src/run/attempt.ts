@@ -13,10 +13,8 @@ import type { SignalRelay } from "../pty/signals.js";
 import type { OuterSide } from "../pty/terminal.js";
 import { RejectionWatch } from "./fallback.js";
 import { PromptTyper } from "./prompt.js";
-import { HeldStdout, Sinks, type OutputSink } from "./sinks.js";
+import { HeldStdout, Sinks, type Sink } from "./sinks.js";
 import { StoreWatch } from "../engine/store-watch.js";
-import type { CastRecorder } from "../record/asciicast.js";
-import type { LineFile } from "../record/line-file.js";
 import { Explainer } from "../engine/trace.js";
 import { ControlScan } from "../engine/capture/control-scan.js";
 
@@ -50,9 +48,8 @@ export interface AttemptOptions {
   readonly prompt?: { readonly text: string; readonly quietMs: number; readonly maxWaitMs: number };
   /** On a warm start: how long a failure still means the stored ID was rejected. */
   readonly fallbackWindowMs?: number;
-  readonly record?: CastRecorder;
-  /** Receives the explain trace of every line, live (`run --trace`). */
-  readonly trace?: LineFile;
+  /** The run's sinks (report.ts): the agent's output, typed input and, when one takes it, the explain trace of every line. */
+  readonly sinks?: readonly Sink[];
   /** Piped input is not passed on (a warm start must not send a piped prompt again). */
   readonly dropInput?: boolean;
   /**
@@ -104,6 +101,9 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const held = o.holdStdout === true && watch !== undefined ? new HeldStdout(show) : undefined;
   // Output later than the window can no longer reject the ID: what is held then goes out.
   const window = held && o.fallbackWindowMs !== undefined ? o.clock.setTimeout(() => held.release("stdout"), o.fallbackWindowMs) : undefined;
+  // The run's own sinks: typed input and the explain trace go to them alone.
+  const report = new Sinks(o.sinks ?? []);
+  const traced = report.takes("trace");
   let signalledByUs = false;
   o.relay.attach((signal) => {
     signalledByUs = true;
@@ -118,7 +118,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const ended = (): void => agent.endInput?.(lineOpen);
   o.terminal.attach(o.dropInput ? (chunk) => void (dropped += chunk.length) : (chunk) => {
     agent.write(chunk);
-    o.record?.input(chunk);
+    report.emit({ kind: "input", chunk });
     const last = chunk.at(-1);
     if (last !== undefined) lineOpen = last !== 0x0a && last !== 0x0d;
     // Enter submits a message (agentapi ends each with "\r"): the agent is taking turns.
@@ -130,7 +130,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
 
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);
-  const explainer = o.capture && new Explainer(o.capture.extractor, [], o.trace !== undefined);
+  const explainer = o.capture && new Explainer(o.capture.extractor, [], traced);
   // Set per chunk: while the output can still reject the ID, or a trace wants every line, all are read.
   let everyLine = true;
   const extractor = o.capture?.extractor;
@@ -141,7 +141,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   const width = o.terminal.size().cols;
   const makeCapture = extractor && ((): Capture => new Capture({
     width,
-    ...(o.trace !== undefined ? {} : {
+    ...(traced ? {} : {
       wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
       controls: new ControlScan(),
       skim: (lines) => !everyLine && !extractor.mayChangeAny(lines),
@@ -161,7 +161,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     if (explainer === undefined || o.capture === undefined) return;
     const before = o.capture.extractor.tracker.current;
     const { verdicts, events, trace } = explainer.line(line, (o.clock.now() - startedAt) / 1000);
-    for (const event of trace) o.trace?.write(event);
+    for (const entry of trace) report.emit({ kind: "trace", entry });
     for (const v of verdicts) if (v.kind === "refused" && v.reason === "cut-off") o.log.warn(`rule ${v.rule} cut off on line ${line.n}: ${v.value}; it reads no more lines`);
     if (verdicts.some((verdict) => showsSession(verdict, before))) accept();
     for (const event of events) o.capture.onPin(event);
@@ -170,14 +170,14 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
 
   const sinks = new Sinks([
     // The screen first: capture work never delays the agent's bytes.
-    held ?? { output: show },
-    ...(o.record !== undefined ? [o.record] : []),
+    held ?? { output: ({ chunk, stream }) => show(chunk, stream) },
+    ...(o.sinks ?? []),
     ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = failures.length > 0 || (watch?.listening(o.clock.now()) ?? false)), o.clock)] : []),
-    ...(quiet !== undefined ? [{ output: () => quiet.activity(), end: () => quiet.cancel() }] : []),
+    ...(quiet !== undefined ? [{ output: () => quiet.activity(), exit: () => quiet.cancel() }] : []),
   ]);
-  agent.onData((chunk, stream) => sinks.output(chunk, stream));
+  agent.onData((chunk, stream) => sinks.emit({ kind: "output", chunk, stream }));
   const status = await agent.exited;
-  sinks.end();
+  sinks.emit({ kind: "exit" });
   if (window !== undefined) o.clock.clearTimeout(window);
   store?.stop(agent.pid);
   if (killTimer !== undefined) o.clock.clearTimeout(killTimer);
@@ -205,7 +205,7 @@ const QUIET_FLUSH_MS = 5;
  * is made at the first output, after the screen has it: compiling the control scan's
  * WebAssembly takes a millisecond or two, which the agent's first bytes need not wait for.
  */
-function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void, clock: Clock): OutputSink {
+function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void, clock: Clock): Sink {
   // One capture per stream: a line on stderr must not be cut into one in progress on stdout.
   const captures = new Map<OutputStream, Capture>();
   const captureOf = (stream: OutputStream): Capture => {
@@ -234,13 +234,13 @@ function captureSink(make: () => Capture, onLine: (line: Line) => void, judging:
     for (const capture of captures.values()) capture.flush(onLine);
   };
   return {
-    output(chunk, stream) {
+    output({ chunk, stream }) {
       judging();
       captureOf(stream).push(chunk, onLine);
       reads++;
       if (timer === undefined && holding()) arm();
     },
-    end() {
+    exit() {
       if (timer !== undefined) clock.clearTimeout(timer);
       judging();
       if (captures.size === 0) captureOf("stdout");

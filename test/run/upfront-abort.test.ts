@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import type { Logger } from "../../src/log/logger.js";
 import { readPointer } from "../../src/pointer/store.js";
-import { runSession, type SessionOptions } from "../../src/resume/session.js";
+import type { SessionOptions } from "../../src/run/options.js";
+import { runSession } from "../../src/run/session.js";
 import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
 
@@ -40,11 +41,16 @@ function session(hang: boolean) {
   const lines: string[] = [];
   const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), close: () => undefined };
   const options: SessionOptions = {
-    command, args: ["--mode", "smart"], plugin: amp, pointerPath: join(dir, "state", "pointer.json"), explicitPointer: true,
-    waitLockMs: 0, prompt: "fix the build", resumePrompt: undefined, fallbackWindowMs: 15_000, promptQuietMs: 300, promptMaxWaitMs: 20_000,
-    restoreHistory: false, cwd: dir, terminal: new FakeScreen(), log, clock,
-    env: { ...process.env, HOME: join(dir, "home"), UPFRONT_STARTED: started, ...(hang ? { UPFRONT_HANG: "1" } : {}) },
-    now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()), spawn: spawner.spawn,
+    agent: {
+      command, args: ["--mode", "smart"], plugin: amp, cwd: dir, restoreHistory: false,
+      env: { ...process.env, HOME: join(dir, "home"), UPFRONT_STARTED: started, ...(hang ? { UPFRONT_HANG: "1" } : {}) },
+    },
+    message: { prompt: "fix the build", resumePrompt: undefined },
+    pointer: { path: join(dir, "state", "pointer.json"), explicit: true },
+    talk: { terminal: new FakeScreen(), spawn: spawner.spawn, promptQuietMs: 300, promptMaxWaitMs: 20_000 },
+    report: { log },
+    policy: { waitLockMs: 0, fallbackWindowMs: 15_000 },
+    time: { clock, now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()) },
   };
   return { spawner, lines, options, started, clock };
 }
@@ -96,11 +102,11 @@ describe("a stop signal during the up-front command", () => {
     const done = runSession(options);
     await agentStarted(spawner);
     expect(existsSync(started)).toBe(true);
-    expect(spawner.last.argv).toEqual([options.command, "--mode", "smart", "threads", "continue", THREAD]);
+    expect(spawner.last.argv).toEqual([options.agent.command, "--mode", "smart", "threads", "continue", THREAD]);
     typesTheTask(spawner.last, clock);
     spawner.last.end(0);
     expect(await done).toBe(0);
-    expect(await readPointer(options.pointerPath)).toMatchObject({ kind: "ok", pointer: { id: THREAD, state: "confirmed", source: { rule: "threads-new" } } });
+    expect(await readPointer(options.pointer.path)).toMatchObject({ kind: "ok", pointer: { id: THREAD, state: "confirmed", source: { rule: "threads-new" } } });
   });
 
   it("an agent that ends before its task was typed leaves no pointer: the next start makes a thread again and types the task", async () => {
@@ -112,16 +118,16 @@ describe("a stop signal during the up-front command", () => {
     spawner.last.end(0, 2);
     expect(await first).toBe(130);
     expect(spawner.last.typed).toEqual([]);
-    expect(await readPointer(options.pointerPath)).toEqual({ kind: "missing" });
+    expect(await readPointer(options.pointer.path)).toEqual({ kind: "missing" });
     expect(lines.some((line) => line.includes("ended before its task was typed"))).toBe(true);
 
     const second = runSession(options);
     await agentStarted(spawner, 2);
-    expect(spawner.last.argv).toEqual([options.command, "--mode", "smart", "threads", "continue", THREAD]);
+    expect(spawner.last.argv).toEqual([options.agent.command, "--mode", "smart", "threads", "continue", THREAD]);
     typesTheTask(spawner.last, clock);
     spawner.last.end(0);
     expect(await second).toBe(0);
-    expect(await readPointer(options.pointerPath)).toMatchObject({ kind: "ok", pointer: { id: THREAD } });
+    expect(await readPointer(options.pointer.path)).toMatchObject({ kind: "ok", pointer: { id: THREAD } });
   });
 
   // README, exit codes: 128+N for signal N, as if the agent had died of it.
@@ -137,6 +143,6 @@ describe("a stop signal during the up-front command", () => {
     expect(await gone(pid)).toBe(true);
     expect(lines).toContain(`${signal} arrived before the agent started; not starting it`);
     // Nothing was created, so nothing is pinned.
-    expect(await readPointer(options.pointerPath)).toEqual({ kind: "missing" });
+    expect(await readPointer(options.pointer.path)).toEqual({ kind: "missing" });
   });
 });

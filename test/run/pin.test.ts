@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { fileLogger } from "../../src/log/logger.js";
-import { HISTORY_LIMIT, PointerPin } from "../../src/resume/pin.js";
+import { HISTORY_LIMIT, PointerPin } from "../../src/run/pin.js";
 import type { Pinned } from "../../src/engine/tracker.js";
 
 let dir = "";

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { pluginNamed } from "../../src/agents/registry.js";
 import type { RunContext } from "../../src/agents/types.js";
 import { writePointer } from "../../src/pointer/store.js";
-import { readStartInputs } from "../../src/resume/inputs.js";
-import { decide } from "../../src/resume/plan.js";
+import { readStartInputs } from "../../src/run/inputs.js";
+import { decide } from "../../src/run/plan.js";
 
 const UUID = "0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
 const OTHER = "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";

@@ -3,7 +3,7 @@ import { amp } from "../../src/agents/amp.js";
 import { auggie } from "../../src/agents/auggie.js";
 import { claude } from "../../src/agents/claude.js";
 import { codex } from "../../src/agents/codex.js";
-import { RejectionWatch } from "../../src/resume/fallback.js";
+import { RejectionWatch } from "../../src/run/fallback.js";
 
 const exit = (code: number, now: number, signalledByUs = false, signal = 0) => ({ code, signal, now, signalledByUs });
 

@@ -12,7 +12,7 @@ import type { AgentPlugin } from "../../src/agents/types.js";
 import { omp, ompSessionDir } from "../../src/agents/omp.js";
 import { SessionTracker, type PinEvent } from "../../src/engine/tracker.js";
 import type { Logger } from "../../src/log/logger.js";
-import { runAttempt, type AttemptOptions } from "../../src/resume/attempt.js";
+import { runAttempt, type AttemptOptions } from "../../src/run/attempt.js";
 import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner } from "../helpers/fake-pty.js";
 

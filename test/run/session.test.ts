@@ -10,7 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../src/agents/claude.js";
 import type { Logger } from "../../src/log/logger.js";
 import { readPointer, writePointer } from "../../src/pointer/store.js";
-import { runSession, type SessionOptions } from "../../src/resume/session.js";
+import type { SessionOptions } from "../../src/run/options.js";
+import { runSession } from "../../src/run/session.js";
+import type { RunEvent, Sink } from "../../src/run/sinks.js";
 import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner, type FakeAgent } from "../helpers/fake-pty.js";
 
@@ -22,7 +24,17 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function session(extra: Partial<SessionOptions> = {}) {
+/** What a test changes of the defaults below. */
+interface Changes {
+  readonly args?: readonly string[];
+  readonly prompt?: string | undefined;
+  readonly pointerPath?: string;
+  readonly cwd?: string;
+  readonly waitLockMs?: number;
+  readonly sinks?: readonly Sink[];
+}
+
+function session(changes: Changes = {}) {
   const dir = mkdtempSync(join(tmpdir(), "sessionpin-session-"));
   dirs.push(dir);
   const clock = new ManualClock();
@@ -30,17 +42,20 @@ function session(extra: Partial<SessionOptions> = {}) {
   const lines: string[] = [];
   const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), close: () => undefined };
   const options: SessionOptions = {
-    command: "claude", args: [], plugin: claude, pointerPath: join(dir, "state", "pointer.json"), explicitPointer: true,
-    waitLockMs: 0, prompt: PROMPT, resumePrompt: undefined, fallbackWindowMs: 15_000, promptQuietMs: 300, promptMaxWaitMs: 20_000,
-    restoreHistory: false, cwd: dir, env: { HOME: join(dir, "home") }, terminal: new FakeScreen(), log, clock,
-    now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()), spawn: spawner.spawn, ...extra,
+    agent: { command: "claude", args: changes.args ?? [], plugin: claude, cwd: changes.cwd ?? dir, env: { HOME: join(dir, "home") }, restoreHistory: false },
+    message: { prompt: "prompt" in changes ? changes.prompt : PROMPT, resumePrompt: undefined },
+    pointer: { path: changes.pointerPath ?? join(dir, "state", "pointer.json"), explicit: true },
+    talk: { terminal: new FakeScreen(), spawn: spawner.spawn, promptQuietMs: 300, promptMaxWaitMs: 20_000 },
+    report: { log, sinks: changes.sinks ?? [] },
+    policy: { waitLockMs: changes.waitLockMs ?? 0, fallbackWindowMs: 15_000 },
+    time: { clock, now: () => new Date(Date.UTC(2026, 10, 25) + clock.now()) },
   };
   return { dir, clock, spawner, lines, options };
 }
 
 async function pinnedTo(options: SessionOptions, id = ID): Promise<void> {
-  await writePointer(options.pointerPath, {
-    version: 1, agent: "claude", id, state: "confirmed", cwd: options.cwd,
+  await writePointer(options.pointer.path, {
+    version: 1, agent: "claude", id, state: "confirmed", cwd: options.agent.cwd,
     capturedAt: "2026-11-24T10:00:00.000Z", confirmedAt: "2026-11-24T10:00:00.000Z", source: { rule: "transcript" }, history: [],
   });
 }
@@ -86,9 +101,27 @@ describe("the session loop", () => {
     cold.end(0);
     expect(await done).toBe(0);
     expect(readdirSync(join(dir, "state")).some((name) => name.startsWith("pointer.rejected-"))).toBe(true);
-    const read = await readPointer(options.pointerPath);
+    const read = await readPointer(options.pointer.path);
     expect(read).toMatchObject({ kind: "ok", pointer: { id: chosen, history: [{ id: ID }] } });
     expect(spawner.agents).toHaveLength(2);
+  });
+
+  it("a caller's own sink hears the run as events: the resumed ID, the output, its rejection, then the new session's pin", async () => {
+    const heard: RunEvent[] = [];
+    const hear = (event: RunEvent): void => void heard.push(event);
+    const { spawner, options } = session({ sinks: [{ resumed: hear, rejected: hear, pin: hear, output: hear }] });
+    await pinnedTo(options);
+    const done = runSession(options);
+    const warm = await started(spawner, 1);
+    warm.print(`No conversation found with session ID: ${ID}\r\n`);
+    warm.end(1);
+    const cold = await started(spawner, 2);
+    const chosen = String(cold.argv[2]);
+    cold.print("ready\r\n");
+    cold.end(0);
+    expect(await done).toBe(0);
+    const said = heard.map((e) => (e.kind === "output" ? `output ${e.chunk.toString()}` : e.kind === "pin" ? `pin ${e.pin.kind} ${e.pin.pinned.id}` : `${e.kind} ${"id" in e ? e.id : ""}`));
+    expect(said).toEqual([`resumed ${ID}`, `output No conversation found with session ID: ${ID}\r\n`, `rejected ${ID}`, `pin captured ${chosen}`, "output ready\r\n"]);
   });
 
   it("a caller's own --resume runs as given: the pointer is neither resumed nor set aside, and follows the session the agent runs in", async () => {
@@ -105,24 +138,24 @@ describe("the session loop", () => {
     expect(await done).toBe(1);
     expect(spawner.agents).toHaveLength(1);
     expect(readdirSync(join(dir, "state")).filter((name) => name !== "pointer.json" && !name.endsWith(".lock"))).toEqual([]);
-    const read = await readPointer(options.pointerPath);
+    const read = await readPointer(options.pointer.path);
     expect(read).toMatchObject({ kind: "ok", pointer: { id: OTHER, history: [{ id: ID }] } });
   });
 
   it("a second run on a held pointer exits 75 at once, or waits for it with --wait-lock", async () => {
     const held = session();
     // This process holds it: alive, on this host, since after it started.
-    const lock = `${held.options.pointerPath}.lock`;
+    const lock = `${held.options.pointer.path}.lock`;
     await pinnedTo(held.options);
     writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), host: hostname() }));
     await expect(runSession(held.options)).rejects.toMatchObject({ code: "pointer-locked", exitCode: 75 });
     expect(held.spawner.agents).toEqual([]);
     // A bridge knows its threads by key: the line names the key and who holds it.
-    await expect(runSession({ ...held.options, key: "discord-1203" })).rejects.toMatchObject({
+    await expect(runSession({ ...held.options, pointer: { ...held.options.pointer, key: "discord-1203" } })).rejects.toMatchObject({
       message: expect.stringMatching(new RegExp(`^sessionpin: the session of key "discord-1203" \\(.+\\) is in use by sessionpin pid ${process.pid} on `)) as unknown,
     });
 
-    const waiting = session({ pointerPath: held.options.pointerPath, cwd: held.options.cwd, waitLockMs: 5_000 });
+    const waiting = session({ pointerPath: held.options.pointer.path, cwd: held.options.agent.cwd, waitLockMs: 5_000 });
     const done = runSession(waiting.options);
     // Its poll timer is set right after it says it waits; time may move only then (a fixed number
     // of turns was too few for the lock file's reads on a loaded machine, and the advance was lost).
@@ -146,8 +179,8 @@ describe("the session loop", () => {
       // A live holder on this host since now: the pointer's own lock, or the session's driver
       // (another pointer naming the same session).
       const lock = which === "pointer"
-        ? `${held.options.pointerPath}.lock`
-        : join(held.options.env["HOME"] ?? "", ".local", "state", "sessionpin", ".drivers", `claude-${sha16(ID)}.lock`);
+        ? `${held.options.pointer.path}.lock`
+        : join(held.options.agent.env["HOME"] ?? "", ".local", "state", "sessionpin", ".drivers", `claude-${sha16(ID)}.lock`);
       mkdirSync(dirname(lock), { recursive: true });
       const holder = JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString(), host: hostname() });
       writeFileSync(lock, holder);
@@ -162,7 +195,7 @@ describe("the session loop", () => {
       expect(held.spawner.agents).toEqual([]);
       expect(held.lines).toContain("SIGTERM arrived before the agent started; not starting it");
       expect(readFileSync(lock, "utf8")).toBe(holder);
-      expect(existsSync(`${held.options.pointerPath}.lock`)).toBe(which === "pointer");
+      expect(existsSync(`${held.options.pointer.path}.lock`)).toBe(which === "pointer");
     }
   });
 
@@ -175,18 +208,18 @@ describe("the session loop", () => {
     first.clock.advance(20_000);
     broken.end(1);
     expect(await failed).toBe(1);
-    expect((await readPointer(first.options.pointerPath))).toMatchObject({ kind: "ok", pointer: { id: ID } });
-    expect(((await readPointer(first.options.pointerPath)) as { pointer: { messages?: unknown } }).pointer.messages).toBeUndefined();
+    expect((await readPointer(first.options.pointer.path))).toMatchObject({ kind: "ok", pointer: { id: ID } });
+    expect(((await readPointer(first.options.pointer.path)) as { pointer: { messages?: unknown } }).pointer.messages).toBeUndefined();
 
-    const retry = session({ args: ["-p", "fix it"], prompt: undefined, pointerPath: first.options.pointerPath, cwd: first.options.cwd });
+    const retry = session({ args: ["-p", "fix it"], prompt: undefined, pointerPath: first.options.pointer.path, cwd: first.options.agent.cwd });
     const answered = runSession(retry.options);
     const agent = await started(retry.spawner, 1);
     expect(agent.argv).toEqual(["claude", "-p", "--resume", ID, "--", "fix it"]);
     agent.end(0);
     expect(await answered).toBe(0);
-    expect(await readPointer(first.options.pointerPath)).toMatchObject({ kind: "ok", pointer: { messages: [{ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown }] } });
+    expect(await readPointer(first.options.pointer.path)).toMatchObject({ kind: "ok", pointer: { messages: [{ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown }] } });
 
-    const repeat = session({ args: ["-p", "fix it"], prompt: undefined, pointerPath: first.options.pointerPath, cwd: first.options.cwd });
+    const repeat = session({ args: ["-p", "fix it"], prompt: undefined, pointerPath: first.options.pointer.path, cwd: first.options.agent.cwd });
     expect(await runSession(repeat.options)).toBe(4);
     expect(repeat.spawner.agents).toEqual([]);
   });

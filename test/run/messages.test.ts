@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alreadyHad, fingerprint, MESSAGE_LIMIT, withMessage } from "../../src/resume/messages.js";
+import { alreadyHad, fingerprint, MESSAGE_LIMIT, withMessage } from "../../src/run/messages.js";
 import type { Pointer } from "../../src/pointer/schema.js";
 
 const AT = "2026-11-25T00:00:00.000Z";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PromptTyper, QuietTrigger } from "../../src/resume/prompt.js";
+import { PromptTyper, QuietTrigger } from "../../src/run/prompt.js";
 import { ManualClock } from "../helpers/clock.js";
 
 describe("QuietTrigger", () => {

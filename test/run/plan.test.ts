@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { amp } from "../../src/agents/amp.js";
 import type { Pointer } from "../../src/pointer/schema.js";
-import { planStart as decideStart, type PlanContext, type StartPlan } from "../../src/resume/plan.js";
+import { planStart as decideStart, type PlanContext, type StartPlan } from "../../src/run/plan.js";
 import type { PointerRead } from "../../src/pointer/store.js";
 import type { AgentPlugin } from "../../src/agents/types.js";
 

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { runUpfront } from "../../src/resume/upfront.js";
+import { runUpfront } from "../../src/run/upfront.js";
 
 const ID = "T-0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
 const parse = (output: string): string | undefined => /T-[0-9a-f-]{36}/.exec(output)?.[0];
