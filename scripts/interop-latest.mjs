@@ -16,6 +16,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { AGENTS, agentRows, markdownTable, npmReason } from "./interop-latest-rows.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const { values: o } = parseArgs({ options: { dir: { type: "string" }, summary: { type: "string" } } });
@@ -25,29 +26,7 @@ const fail = (line) => {
   process.exit(2);
 };
 
-// The agents, by the test files that are theirs alone and the packages that are them. The shared
-// files (shim, pipes, carry) name each agent's tests by a describe block `<agent> <version>…`.
-const AGENTS = [
-  { agent: "Claude Code", files: /^claude-/, packages: ["@anthropic-ai/claude-code"] },
-  { agent: "Codex", files: /^codex/, packages: ["@openai/codex"] },
-  { agent: "Gemini CLI", files: /^gemini/, packages: ["@google/gemini-cli"] },
-  { agent: "Copilot CLI", files: /^copilot/, packages: ["@github/copilot"] },
-  { agent: "OpenCode", files: /^opencode/, packages: ["opencode-ai"] },
-  { agent: "Qwen Code", files: /^qwen/, packages: ["@qwen-code/qwen-code"] },
-  { agent: "Auggie", files: /^auggie/, packages: ["@augmentcode/auggie"] },
-  { agent: "omp", files: /^omp/, packages: ["@oh-my-pi/pi-coding-agent", "bun"] },
-  { agent: "pi", files: /^pi\./, packages: ["@mariozechner/pi-coding-agent"] },
-  { agent: "Amp", files: /^amp/, packages: ["@ampcode/cli", "@ampcode/cli-linux-x64"] },
-];
-
 const npm = (args, timeout) => spawnSync("npm", args, { cwd: ROOT, encoding: "utf8", timeout, stdio: ["ignore", "pipe", "pipe"] });
-/** npm's own reason, one line: `No matching version found for …` rather than its log file's path. */
-const npmReason = (result) => {
-  const lines = `${result.stderr ?? ""}`.split("\n").map((line) => line.replace(/^npm error\s*/, "").trim());
-  return lines.find((line) => /^notarget |^404 |^E[A-Z]+ /.test(line))?.replace(/^notarget /, "")
-    ?? lines.filter((line) => line !== "" && !line.startsWith("code ") && !line.startsWith("A complete log")).at(-1)
-    ?? result.error?.message ?? `exit ${result.status ?? result.signal}`;
-};
 
 const pinnedPackage = JSON.parse(readFileSync(join(ROOT, "interop", "package.json"), "utf8"));
 const pinned = pinnedPackage.dependencies;
@@ -90,43 +69,8 @@ const run = spawnSync("npx", ["vitest", "run", "--config", "test/interop/vitest.
 if (!existsSync(report)) fail(`the interop suite wrote no report (exit ${run.status ?? run.signal})`);
 const results = JSON.parse(readFileSync(report, "utf8")).testResults ?? [];
 
-// Each failure's first line of its own words: what changed, as the test that caught it says.
-const firstLine = (text) => String(text ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((line) => line.trim() !== "")?.trim().slice(0, 160) ?? "";
-const fileName = (file) => file.name.split("/").at(-1) ?? "";
-const ownerOf = (file, test) => AGENTS.find(({ agent, files }) => files.test(fileName(file)) || (test.ancestorTitles?.[0] ?? "").startsWith(`${agent} `))?.agent;
-// A file that failed to load has no tests to fail: its error stands for them.
-const tests = results.flatMap((file) => file.status === "failed" && (file.assertionResults ?? []).length === 0
-  ? [{ file, test: { title: fileName(file), status: "failed", failureMessages: [file.message] } }]
-  : (file.assertionResults ?? []).map((test) => ({ file, test })));
-const outcome = (tests) => {
-  const ran = tests.filter((t) => t.status === "passed" || t.status === "failed"); // not the skipped
-  const failed = ran.filter((t) => t.status === "failed");
-  return ran.length === 0 ? "no test ran"
-    : failed.length === 0 ? `passed (${ran.length} ${ran.length === 1 ? "test" : "tests"})`
-    : `FAILED ${failed.length} of ${ran.length}: ${failed[0].title}: ${firstLine(failed[0].failureMessages?.[0])}`;
-};
-const versions = (which, packages) => packages.map((name) => which[name]).join(" + ");
-const rows = AGENTS.map(({ agent, packages }) => {
-  const own = tests.filter(({ file, test }) => ownerOf(file, test) === agent).map(({ test }) => test);
-  const ran = outcome(own);
-  return {
-    agent,
-    pinned: versions(pinned, packages),
-    latest: versions(latest, packages),
-    moved: packages.some((name) => pinned[name] !== latest[name]),
-    result: refused[agent] === undefined ? ran : `newest does not install (${refused[agent]}); pinned ${versions(pinned, packages)} ${ran}`,
-    ok: refused[agent] === undefined && ran.startsWith("passed"),
-  };
-});
-// A failure no agent owns (a shared test outside every agent's describe block) still fails the run.
-const stray = tests.filter(({ file, test }) => ownerOf(file, test) === undefined).map(({ test }) => test);
-if (stray.some((t) => t.status === "failed")) rows.push({ agent: "(shared)", pinned: "", latest: "", moved: false, result: outcome(stray), ok: false });
-
-const table = [
-  "| agent | pinned | newest | result |",
-  "|---|---|---|---|",
-  ...rows.map((r) => `| ${r.agent} | ${r.pinned} | ${r.moved ? `**${r.latest}**` : r.latest} | ${r.result.replaceAll("|", "\\|")} |`),
-].join("\n");
+const rows = agentRows(results, { pinned, latest, refused });
+const table = markdownTable(rows);
 console.log(`\n${table}\n`);
 if (o.summary) appendFileSync(o.summary, `## Interop against the newest agent CLIs\n\n${table}\n`);
 process.exit(rows.every((r) => r.ok) ? 0 : 1);
