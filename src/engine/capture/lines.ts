@@ -1,6 +1,5 @@
 const LF = 0x0a;
 const CR = 0x0d;
-// ControlScan.shape (control-scan.ts) asks the same of bytes.
 const ESCAPE_BREAK = /\x1b(?:\[[0-9;]*[ABEFHdf]|[DEM])/y;
 
 /**
@@ -55,8 +54,8 @@ const LONGEST_BREAK = 32;
 
 /**
  * One line's bytes, undecoded. Lines are split on bytes, not text: every break is ASCII, which
- * UTF-8 never uses inside a multi-byte character, and most lines are thrown away unread, so
- * decoding them all (the most expensive step when it was done first) is wasted work.
+ * UTF-8 never uses inside a multi-byte character, so a read that ends inside a character needs
+ * nothing held back for it; each line is decoded whole (pipeline.ts).
  */
 export interface RawLine {
   /** 1-based, counting every line break (chunk-independent). */
