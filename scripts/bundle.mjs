@@ -44,9 +44,6 @@ const outdir = `${root}dist/bin`;
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
 writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: "commonjs" })}\n`);
-// The control scan's WebAssembly, assembled once here from tsc's output (control-scan.ts says why).
-const { assembleControlScan } = await import(`${root}dist/engine/capture/control-scan.js`);
-const controlScan = Buffer.from(assembleControlScan()).toString("base64");
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -58,7 +55,7 @@ const common = {
   // loader for `import()` unless it is given one.
   supported: { "dynamic-import": false },
   // CommonJS has no import.meta.
-  define: { "import.meta.url": "importMetaUrl", SESSIONPIN_CONTROL_SCAN: JSON.stringify(controlScan) },
+  define: { "import.meta.url": "importMetaUrl" },
   inject: ["scripts/import-meta-url.js"],
   // Without the comments and indentation V8 parses the file in ~5.5 ms instead of ~9.5 ms on a
   // start without a cache. Names stay, so a stack trace still names its functions.
@@ -71,7 +68,7 @@ await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: `${outdir}/c
 await build({ ...common, stdin: { contents: 'module.exports = require("tar");', resolveDir: root, sourcefile: "tar-entry.js" }, outfile: `${outdir}/tar.js`, inject: [], define: {} });
 await build({ ...common, entryPoints: ["src/cli/launch.ts"], outfile: `${outdir}/main.js` });
 // Replay's and the webhooks' workers run in threads of their own, which share no module instances with the main thread.
-await build({ ...common, entryPoints: ["src/replay/fast/scan-worker.ts"], outfile: `${outdir}/scan-worker.js` });
+await build({ ...common, entryPoints: ["src/fast/replay/scan-worker.ts"], outfile: `${outdir}/scan-worker.js` });
 await build({ ...common, entryPoints: ["src/notify/post-worker.ts"], outfile: `${outdir}/post-worker.js` });
 
 // Its first line names cli.js's contents, for launch.ts's cache (BUNDLE_MARK).

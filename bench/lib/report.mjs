@@ -21,13 +21,19 @@ const ratioSpread = (ratios, interval) => {
 };
 
 /**
- * A paired ratio against 0.95: met only when the whole range its median lies in is (a lucky median
- * is not a met target), with the words that say why not. Results from before the range was kept
- * are judged by the median, as they were then.
+ * Passthrough's target since issue 44: the simple capture at 0.85 of the relay or more (it was 0.95,
+ * chased with speed-ups no user felt).
  */
-const judged = (ratio, interval) => {
-  const met = interval === undefined ? ratio >= 0.95 : interval.low >= 0.95;
-  return [met, interval === undefined || met ? "" : interval.high < 0.95 ? ", below 0.95" : ", not shown to reach 0.95"];
+const THROUGHPUT_TARGET = 0.85;
+
+/**
+ * A paired ratio against `target`: met only when the whole range its median lies in is (a lucky
+ * median is not a met target), with the words that say why not. Results from before the range was
+ * kept are judged by the median, as they were then.
+ */
+const judged = (ratio, interval, target = THROUGHPUT_TARGET) => {
+  const met = interval === undefined ? ratio >= target : interval.low >= target;
+  return [met, interval === undefined || met ? "" : interval.high < target ? `, below ${target}` : `, not shown to reach ${target}`];
 };
 
 /** The rows of every section present; a section from an older bench that cannot be read is skipped. */
@@ -51,14 +57,10 @@ function sectionRows(s) {
     const peers = (names, f) => names.filter((n) => m[n] !== undefined).map((n) => `${n} ${f(n)}`).join(", ");
     const interval = t.vsRelayInterval;
     const [met, verdict] = judged(t.vsRelay, interval);
-    rows.push(row("throughput", `1 passthrough throughput (${t.sizeMB} MB)`, `relay ${f1(m.relay)} MB/s`, `${f1(m.shim)} MB/s`, `${f2(t.vsRelay)} of relay${ratioSpread(t.pairRatios, interval)}${verdict}`, ">= 0.95 of relay", met));
+    rows.push(row("throughput", `1 passthrough throughput (${t.sizeMB} MB)`, `relay ${f1(m.relay)} MB/s`, `${f1(m.shim)} MB/s`, `${f2(t.vsRelay)} of relay${ratioSpread(t.pairRatios, interval)}${verdict}`, `>= ${THROUGHPUT_TARGET} of relay`, met));
     if (t.shimVsSlabs !== undefined) {
-      const [own, ownVerdict] = judged(t.shimVsSlabs, t.shimVsSlabsInterval);
-      rows.push(row("throughput", "1 … capture's own cost: against the relay reading into slabs as sessionpin does", `relay+slabs ${f1(m.relaySlabs)} MB/s`, `${f1(m.shim)} MB/s`, `${f2(t.shimVsSlabs)} of it${ratioSpread(t.captureRatios, t.shimVsSlabsInterval)}${ownVerdict}`, ">= 0.95 (capture < 5 %)", own));
+      rows.push(row("throughput", "1 … capture's own cost: against the relay reading into slabs as sessionpin does", `relay+slabs ${f1(m.relaySlabs)} MB/s`, `${f1(m.shim)} MB/s`, `${f2(t.shimVsSlabs)} of it${ratioSpread(t.captureRatios, t.shimVsSlabsInterval)}`, "(reported)", undefined));
       rows.push(row("throughput", "1 … the relay reading into slabs (sessionpin's read path alone)", `relay ${f1(m.relay)} MB/s`, `relay+slabs ${f1(m.relaySlabs)} MB/s`, `${f2(t.slabsVsRelay)} of relay${ratioSpread(t.slabsRatios, t.slabsVsRelayInterval)}`, "(reference)", undefined));
-    }
-    if (t.scanVsRelay !== undefined) {
-      rows.push(row("throughput", "1 … the relay scanning each read as capture first does (the floor)", `relay ${f1(m.relay)} MB/s`, `relay+scan ${f1(m.relayScan)} MB/s`, `${f2(t.scanVsRelay)} of relay${ratioSpread(t.scanRatios, t.scanVsRelayInterval)}`, "(reference)", undefined));
     }
     if (t.spinVsRelay !== undefined) {
       rows.push(row("throughput", `1 … the relay waiting ${t.spinUs} µs on each read (what time alone costs)`, `relay ${f1(m.relay)} MB/s`, `relay+wait ${f1(m.relaySpin)} MB/s`, `${f2(t.spinVsRelay)} of relay${ratioSpread(t.spinRatios, t.spinVsRelayInterval)}`, "(reference)", undefined));
@@ -70,7 +72,6 @@ function sectionRows(s) {
       rows.push(row("throughput", "1 CPU seconds per GB passed through (user+sys)", `relay ${f2(c.relay)}`, `${f2(c.shim)}`, `${f2(c.shim / c.relay)}x relay${added}`, "(reported)", undefined));
       if (Number.isFinite(t.cpuAddedPerReadUs)) rows.push(row("throughput", "1 … CPU added per read (reads per GB: the relay's)", `${f1(t.readsPerGB / 1000)} k reads/GB`, `${sign(t.cpuAddedPerReadUs, f2)} µs a read`, "—", "(reported)", undefined));
       if (c.relaySlabs !== undefined) rows.push(row("throughput", "1 … CPU s/GB of the relay reading into slabs", `relay ${f2(c.relay)}`, `relay+slabs ${f2(c.relaySlabs)}`, `shim ${sign(t.captureCpuAddedPerGB, f2)} s/GB above it a pair`, "(reference)", undefined));
-      if (c.relayScan !== undefined) rows.push(row("throughput", "1 … CPU s/GB of the scanning relay", `relay ${f2(c.relay)}`, `relay+scan ${f2(c.relayScan)}`, `${sign(t.scanCpuAddedPerGB, f2)} s/GB a pair`, "(reference)", undefined));
       if (c.script !== undefined) rows.push(row("throughput", "1 … CPU s/GB of script", "—", `script ${f2(c.script)}`, `${f2(c.shim / c.script)}x script`, "(reference)", undefined));
     }
     rows.push(row("throughput", "1 output byte-identical (sha256)", "expected hash", t.hashMatch ? "same" : "DIFFERENT", t.hashMatch ? "yes" : "no", "identical", t.hashMatch, true));

@@ -2,7 +2,6 @@
  * (1) Passthrough throughput: the flood child writes N bytes to its PTY; we read them bare,
  * through the minimal Node relay on node-pty's events (reference), through that relay reading into
  * slabs as sessionpin does (capture's own cost is what the shim loses against it), through that
- * relay scanning each read as capture first does (the floor of capture in Node), through that
  * relay waiting SPIN_US on each read (what time alone costs the rate), through `sessionpin run`
  * (amp plugin, capture on), through `script` (util-linux, C) and `asciinema rec` (Python,
  * recording), and through `sessionpin run --record` (recording too). Rate = bytes / (last byte −
@@ -19,33 +18,31 @@ import { AMP_ARGS, CHILDREN, PEERS, available, benchEnv, buildModule, childCpuSe
 import { median, medianInterval } from "../lib/stats.mjs";
 
 /**
- * Microseconds the waiting relay spends on each read: about what the 5 % the target leaves capture
- * buys in this chain of PTYs, where a read waits for the one before it to be handled.
+ * Microseconds the waiting relay spends on each read: what time alone, spent on every read, costs
+ * the rate of this chain of PTYs, where a read waits for the one before it to be handled.
  */
 const SPIN_US = 2;
 /**
  * Each side: what runs the child, whether it records (`rec` sides write a .cast file), whether
- * the relay reads into slabs ($BENCH_RELAY_SLABS) or scans each read (children/relay,
- * $BENCH_RELAY_SCAN), and how long it waits on each.
+ * the relay reads into slabs (children/relay, $BENCH_RELAY_SLABS), and how long it waits on each.
  */
 const SIDES = {
-  bare: { via: "bare" }, relay: { via: "relay" }, relaySlabs: { via: "relay", slabs: true }, relayScan: { via: "relay", scan: true }, relaySpin: { via: "relay", spinUs: SPIN_US },
+  bare: { via: "bare" }, relay: { via: "relay" }, relaySlabs: { via: "relay", slabs: true }, relaySpin: { via: "relay", spinUs: SPIN_US },
   shim: { via: "shim" }, script: { via: "script" }, shimRecord: { via: "shim", rec: true }, asciinema: { via: "asciinema", rec: true },
 };
 /** The sides of every round after the first `reps`: the target's pair, and the yardsticks beside it. */
-const PAIRED = ["relay", "relaySlabs", "relayScan", "relaySpin", "shim"];
-/** The build's modules the scanning relay and the slab relay import. */
-const SCANNER = "engine/capture/control-scan.js";
+const PAIRED = ["relay", "relaySlabs", "relaySpin", "shim"];
+/** The build's module the slab relay imports. */
 const SLABS = "pty/slab-reads.js";
 
 async function once(side, bytes, dir, n, nodeArgs = []) {
-  const { via, rec, scan, slabs, spinUs } = SIDES[side];
+  const { via, rec, slabs, spinUs } = SIDES[side];
   const childCpu = join(dir, `${n}.child-cpu`);
   const cpuFile = side === "bare" ? undefined : join(dir, `${n}.cpu`);
   const record = rec ? join(dir, `${n}.cast`) : undefined;
   const readsFile = side === "relay" ? join(dir, `${n}.reads`) : undefined;
   const env = benchEnv(dir, {
-    BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu, ...(scan ? { BENCH_RELAY_SCAN: buildModule(SCANNER) } : {}),
+    BENCH_BYTES: String(bytes), BENCH_CHILD_CPU: childCpu,
     ...(slabs ? { BENCH_RELAY_SLABS: buildModule(SLABS) } : {}),
     ...(spinUs === undefined ? {} : { BENCH_RELAY_SPIN_US: String(spinUs) }), ...(readsFile === undefined ? {} : { BENCH_RELAY_READS: readsFile }),
   });
@@ -87,7 +84,7 @@ async function built(module, has) {
 
 /**
  * `reps` rounds run every side; rounds after them, up to `pairs`, run only the relay, the relay
- * that reads into slabs, the relay that scans, the relay that waits and the shim. The target's
+ * that reads into slabs, the relay that waits and the shim. The target's
  * figure is the median of each round's shim / relay: a slow spell of the machine slows every run
  * of a round, and 3 runs a side moved the ratio of medians by a tenth between runs of one build.
  * With it goes the range the median lies in at 95 % (`medianInterval`): rounds here spread by a
@@ -101,14 +98,12 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   const expectedRecord = recordBytes === bytes ? undefined : expectedOutput(recordBytes);
   const dir = tempDir("throughput");
   const expected = expectedOutput(bytes);
-  // The scanner the scanning relay uses, and the slab reads the slab relay reads with.
-  const scans = await built(SCANNER, ({ ControlScan }) => typeof ControlScan?.prototype?.shape === "function" || typeof ControlScan?.prototype?.events === "function");
+  // The slab reads the slab relay reads with.
   const slabbed = await built(SLABS, ({ readIntoSlabs }) => typeof readIntoSlabs === "function");
-  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (scans || !SIDES[side].scan) && (slabbed || !SIDES[side].slabs));
+  const sides = Object.keys(SIDES).filter((side) => available(SIDES[side].via) && (slabbed || !SIDES[side].slabs));
   for (const side of Object.keys(SIDES)) {
     if (sides.includes(side)) continue;
-    const why = SIDES[side].scan ? "the build has no ControlScan.shape or .events to scan with"
-      : SIDES[side].slabs ? "the build does not read into slabs" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`;
+    const why = SIDES[side].slabs ? "the build does not read into slabs" : `${SIDES[side].via} is not installed (${PEERS[SIDES[side].via].install})`;
     say(`  throughput: skipping ${side}: ${why}`);
   }
   const runs = Object.fromEntries(sides.map((side) => [side, []]));
@@ -142,7 +137,6 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
   }
   const mbps = Object.fromEntries(sides.map((side) => [side, median(runs[side])]));
   const pairRatios = runs.shim.map((rate, r) => rate / runs.relay[r]);
-  const scanRatios = (runs.relayScan ?? []).map((rate, r) => rate / runs.relay[r]);
   const spinRatios = runs.relaySpin.map((rate, r) => rate / runs.relay[r]);
   const slabsRatios = (runs.relaySlabs ?? []).map((rate, r) => rate / runs.relay[r]);
   // Capture's own cost: the shim against a relay that reads the PTY the same way.
@@ -160,8 +154,7 @@ export async function throughput({ mb, recordMB: recordSize = mb, reps, pairs = 
     profile = { sizeMB: profileMB, seconds: res.seconds, top };
   }
   return {
-    sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded, scanRatios,
-    ...(scans ? { scanVsRelay: median(scanRatios), scanVsRelayInterval: medianInterval(scanRatios), scanCpuAddedPerGB: median(cpu.relayScan.map((seconds, r) => seconds - cpu.relay[r])) } : {}),
+    sizeMB: mb, recordSizeMB: recordSize, reps, pairs: rounds, sides, mbps, cpuPerGB, recordMB, pairRatios, pairCpuAdded,
     ...(slabbed ? {
       slabsRatios, slabsVsRelay: median(slabsRatios), slabsVsRelayInterval: medianInterval(slabsRatios),
       captureRatios, shimVsSlabs: median(captureRatios), shimVsSlabsInterval: medianInterval(captureRatios),

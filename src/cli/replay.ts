@@ -3,6 +3,7 @@ import { errnoCode, EXIT, reasonOf, SessionpinError } from "../errors.js";
 import { jsonForTerminal } from "../explain/escape.js";
 import { formatTrace } from "../explain/format.js";
 import { replay, type ReplayResult } from "../replay/replay.js";
+import { parallelReader } from "../fast/replay/reader.js";
 import { FORMATS, openSource, type Format, type Source } from "../replay/sources.js";
 import { choosePlugin, flagError, fromEnvironment, userPlugins } from "./options.js";
 import { parseArgs } from "node:util";
@@ -88,18 +89,7 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
   if (width !== undefined && !(Number.isInteger(width) && width > 0)) throw new SessionpinError("usage", `sessionpin: --width ${values.width}: expected a whole number of columns`);
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs > 0 && jobs <= 256)) throw new SessionpinError("usage", `sessionpin: --jobs ${values.jobs}: expected a whole number from 1 to 256`);
-  // A replay's worker threads each fill their 2 MB young generation about once per MB read. V8
-  // scavenges it with helper threads too, and while other work holds the cores, a worker waits for
-  // helpers that are not running. Scavenging on the worker's own thread made replay 1.10x faster
-  // busy and changed nothing quiet (bench/README.md). It is read at each scavenge: safe to set now.
-  // Pretenuring off: since the skim passes over most reads whole, a worker makes little garbage,
-  // much of what a scavenge finds alive is the read in hand, and V8 took to allocating such
-  // objects in the old generation, where they piled up until a full collection (a worker's heap
-  // 7 → 15 MB, the replay's peak 78 → 85 MB at 2 GB, more the longer the file). Set here, it
-  // held the peak at 78 MB, in the same time.
-  const v8 = await import("node:v8");
-  v8.setFlagsFromString("--no-parallel-scavenge");
-  v8.setFlagsFromString("--no-allocation-site-pretenuring");
+  const reader = parallelReader(jobs);
   const user = await userPlugins(values.plugin, process.env, process.cwd());
   for (const problem of user.problems) process.stderr.write(`sessionpin: ${problem} (skipped)\n`);
   const extra = user.plugins.map((u) => u.plugin);
@@ -117,7 +107,7 @@ async function command(argv: readonly string[], explain: boolean): Promise<numbe
         ...(agent ? { agent } : {}),
         plugins,
         ...(width !== undefined ? { width } : {}),
-        ...(jobs !== undefined ? { jobs } : {}),
+        ...(reader !== undefined ? { reader } : {}),
         ...(explain ? { trace: (event) => void progress.out(`${values.json ? jsonForTerminal({ file, ...event }) : formatTrace(event, color)}\n`) } : {}),
       });
       found &&= result.id !== null;

@@ -1,8 +1,5 @@
 import type { Line } from "./capture/line.js";
-import type { LinesBytes } from "./capture/pipeline.js";
 import { findOnLine, judge, type RowBefore, type Verdict } from "./match.js";
-import { relevance, relevanceRules, type Relevance } from "./relevance.js";
-import { linesRelevance, MAY_CHANGE, type LinesRelevance } from "./relevance-lines.js";
 import type { Candidate } from "./source.js";
 import { SessionTracker, type PinEvent } from "./tracker.js";
 import type { AgentPlugin } from "../agents/types.js";
@@ -20,28 +17,13 @@ export interface Offered {
  */
 export class Extractor {
   #before: RowBefore | undefined;
-  readonly #relevance: Relevance;
-  readonly #linesRelevance: LinesRelevance;
 
   /** `width` is the agent's terminal width, so a row that filled it is known to be wrapped. */
   constructor(
     readonly plugin: AgentPlugin,
     readonly tracker: SessionTracker = new SessionTracker(),
     private readonly width = 0,
-  ) {
-    this.#relevance = relevance(plugin);
-    this.#linesRelevance = linesRelevance(relevanceRules(plugin));
-  }
-
-  /** From a line's raw bytes: false when judging it could not change the pinned ID or its state. */
-  mayChange(bytes: string, mayHaveControls = true): boolean {
-    return this.#relevance(bytes, this.tracker.current, mayHaveControls);
-  }
-
-  /** The same for whole lines at once (skim.ts found their shapes plain): false when none could. */
-  mayChangeAny(lines: LinesBytes): boolean {
-    return this.#linesRelevance(lines, this.tracker.current) === MAY_CHANGE;
-  }
+  ) {}
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {
     const found = findOnLine(this.plugin, line, this.#before);

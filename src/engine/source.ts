@@ -29,7 +29,7 @@ export interface Candidate {
  * One source of a plugin, as one value: what it says of itself (`plugins`), and, for the sources
  * read while the agent runs, what it knows before the spawn and finds on each look (`watch`).
  * The output's lines are read by the capture (Extractor); the chosen ID and the up-front command
- * are steps of the start's plan (resume/plan.ts).
+ * are steps of the start's plan (run/plan.ts).
  */
 export interface CaptureSource {
   readonly kind: IdSource;

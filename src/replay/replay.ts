@@ -1,11 +1,9 @@
-import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { Extractor } from "../engine/extract.js";
 import type { AgentPlugin } from "../agents/types.js";
 import type { Line } from "../engine/capture/line.js";
 import { Capture } from "../engine/capture/pipeline.js";
 import { Explainer, fromVerdict, type TraceEvent } from "../engine/trace.js";
-import { readInParallel } from "./fast/parallel.js";
 import type { Source } from "./sources.js";
 
 export interface ReplayOptions {
@@ -16,17 +14,30 @@ export interface ReplayOptions {
   readonly width?: number;
   /** Receives every trace event (explain); without it only the result is computed. */
   readonly trace?: (event: TraceEvent) => void;
-  /**
-   * How many threads read a regular file at once; default: one per CPU (at most 8), each with at
-   * least 16 MB. Only for one agent's JSON rules without explaining: other reads need every line.
-   */
-  readonly jobs?: number;
+  /** Offered a regular file read for one agent's pin alone (no trace): see FileReader. */
+  readonly reader?: FileReader;
 }
 
-const MOST_AUTO_JOBS = 8;
+/**
+ * Another way to read a regular file of terminal bytes or JSON lines for one extractor. It feeds
+ * `onLine` lines of the file as the capture makes them, and may pass over lines, but only lines
+ * that could not change the extractor's pin: the pins, and the lines they came from, are those of
+ * reading every line. False: it does not read this file (nothing was fed), the capture does.
+ */
+export interface FileReader {
+  read(file: FileToRead, extractor: Extractor, onLine: (line: Line) => void): Promise<boolean>;
+}
+
+export interface FileToRead {
+  readonly path: string;
+  readonly size: number;
+  /** The screen's width the output was made for (0: unknown), as the capture takes it. */
+  readonly width: number;
+  /** Told how far into the file the reading is. */
+  progress(offset: number): void;
+}
+
 const MARKER = /^sessionpin: (\S+) (\S+)$/;
-// Below this a thread's start-up (about 40 ms) costs more than it saves.
-const LEAST_BYTES_PER_JOB = 16 * 1024 * 1024;
 
 export interface ReplayResult {
   readonly format: string;
@@ -78,13 +89,12 @@ export async function replay(source: Source, o: ReplayOptions): Promise<ReplayRe
     }
   };
   const { file, size } = source;
-  const only = explainers.length === 1 && !o.trace && explainers[0]?.extractor.plugin.text.length === 0 ? explainers[0] : undefined;
-  const stretches = o.jobs ?? Math.min(availableParallelism(), MOST_AUTO_JOBS, Math.floor((size ?? 0) / LEAST_BYTES_PER_JOB));
-  if (file && size !== undefined && only && stretches > 1) {
-    await readInParallel({ path: file.path, size }, only.extractor, stretches, feed, file.reached, width);
-  } else {
-    // Explaining shows every line; otherwise only lines that could change a plugin's pin are read.
-    const capture = new Capture({ width, ...(o.trace ? {} : { wanted: (bytes: string) => explainers.some((e) => e.extractor.mayChange(bytes)) }) });
+  const only = explainers.length === 1 && !o.trace ? explainers[0] : undefined;
+  const read = only && file && size !== undefined && o.reader !== undefined
+    ? await o.reader.read({ path: file.path, size, width, progress: (offset) => file.reached(offset) }, only.extractor, feed)
+    : false;
+  if (!read) {
+    const capture = new Capture({ width });
     for await (const chunk of source.chunks) {
       time = chunk.time;
       if (chunk.note !== undefined) o.trace?.({ line: 0, text: "", plugin: "*", rule: "recording", outcome: "refused", reason: "bad recording event", detail: chunk.note });

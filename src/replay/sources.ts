@@ -3,8 +3,6 @@ import { PassThrough, type Readable } from "node:stream";
 import { reasonOf, SessionpinError } from "../errors.js";
 import { firstLineBytes, MAX_CAST_LINE_BYTES, MAX_HEADER_BYTES } from "../record/asciicast.js";
 import { agentapiMessages } from "./agentapi-state.js";
-import { RANGE_READ_BYTES, rangeChunks } from "./ranges.js";
-import { timerTurns } from "./turns.js";
 
 export const FORMATS = ["cast", "raw", "jsonl", "agentapi-state"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -27,8 +25,8 @@ export interface Source {
   readonly command?: string;
   readonly chunks: AsyncIterable<Chunk>;
   /**
-   * A regular file of terminal bytes or JSON lines, which can be read in parts at once instead of
-   * through `chunks` (its size is `size`); `reached` sets what `bytesRead` reports.
+   * A regular file of terminal bytes or JSON lines (its size is `size`), for a reader that reads
+   * it by itself instead of through `chunks`; `reached` sets what `bytesRead` reports.
    */
   readonly file?: { readonly path: string; reached(offset: number): void };
   /** Input size when known (a file), and bytes read so far, for a progress bar. */
@@ -96,6 +94,8 @@ function detect(first: Buffer): Format {
 export { MAX_CAST_LINE_BYTES };
 
 const BOM = /^\uFEFF/;
+// How much of a regular file's head detection looks at, when its first line is no longer.
+const HEAD_BYTES = 64 * 1024;
 
 async function castSource(input: Readable, base: Omit<Source, "chunks">, path: string): Promise<Source> {
   const { CastHeader, CastEvent, UntimedEvent } = await import("./source-schemas.js");
@@ -243,18 +243,16 @@ function fileSize(path: string): number | undefined {
 }
 
 /**
- * A regular file of terminal bytes or JSON lines, read synchronously: through streams a quarter of
- * replay's time was spent waiting between reads of a file already in the page cache. Other formats
- * (and files that cannot be opened, for the stream's error message) are left to the stream path.
+ * A regular file of terminal bytes or JSON lines: its format detected from its head, its bytes
+ * streamed only when `chunks` is read (a reader of `file` may read it instead). Other formats (and
+ * files that cannot be opened, for the stream's error message) are left to the stream path.
  */
 function fileBytes(path: string, size: number, format: Format | "auto"): Source | undefined {
-  // One buffer for every read: a new one each time held peak memory 5-7 MB higher.
-  const buffer = Buffer.allocUnsafe(RANGE_READ_BYTES);
   let detected: Format;
   try {
     const fd = openSync(path, "r");
     try {
-      detected = format === "auto" ? detect(firstLineBytes(fd, size, buffer)) : format;
+      detected = format === "auto" ? detect(firstLineBytes(fd, size, Buffer.allocUnsafe(HEAD_BYTES))) : format;
     } finally {
       closeSync(fd);
     }
@@ -264,16 +262,9 @@ function fileBytes(path: string, size: number, format: Format | "auto"): Source 
   if (detected !== "raw" && detected !== "jsonl") return undefined;
   let read = 0;
   async function* chunks(): AsyncIterable<Chunk> {
-    const fd = openSync(path, "r");
-    try {
-      const turn = timerTurns();
-      for (const data of rangeChunks(fd, 0, undefined, buffer)) {
-        read += data.length;
-        yield { data };
-        await turn();
-      }
-    } finally {
-      closeSync(fd);
+    for await (const data of createReadStream(path)) {
+      read += (data as Buffer).length;
+      yield { data: data as Buffer };
     }
   }
   return { format: detected, size, bytesRead: () => read, chunks: chunks(), file: { path, reached: (offset) => void (read = offset) } };

@@ -16,7 +16,6 @@ import { PromptTyper } from "./prompt.js";
 import { HeldStdout, Sinks, type Sink } from "./sinks.js";
 import { StoreWatch } from "../engine/store-watch.js";
 import { Explainer } from "../engine/trace.js";
-import { ControlScan } from "../engine/capture/control-scan.js";
 
 // An agent that printed its rejection but keeps running gets this long after SIGTERM.
 const KILL_GRACE_MS = 3_000;
@@ -131,22 +130,12 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   let killTimer: Timer | undefined;
   const quiet = o.prompt && startPrompt(o, agent, o.prompt);
   const explainer = o.capture && new Explainer(o.capture.extractor, [], traced);
-  // Set per chunk: while the output can still reject the ID, or a trace wants every line, all are read.
-  let everyLine = true;
   const extractor = o.capture?.extractor;
-  // A one-shot run's every line is read when the plugin knows how its turn says it failed.
+  // A one-shot run's lines are matched against how its turn says it failed, when the plugin knows.
   const failures = o.capture?.oneShot === true ? (extractor?.plugin.turnFailed ?? []) : [];
   let turnFailed = false;
   // Without a plugin nothing reads the lines: the output is only passed through.
   const width = o.terminal.size().cols;
-  const makeCapture = extractor && ((): Capture => new Capture({
-    width,
-    ...(traced ? {} : {
-      wanted: (bytes: string, mayHaveControls: boolean) => everyLine || extractor.mayChange(bytes, mayHaveControls),
-      controls: new ControlScan(),
-      skim: (lines) => !everyLine && !extractor.mayChangeAny(lines),
-    }),
-  }));
   const onLine = (line: Line): void => {
     if (watch?.observe(line.text, o.clock.now()) && killTimer === undefined) {
       o.log.info(`rejection seen on line ${line.n}; stopping the agent`);
@@ -172,7 +161,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
     // The screen first: capture work never delays the agent's bytes.
     held ?? { output: ({ chunk, stream }) => show(chunk, stream) },
     ...(o.sinks ?? []),
-    ...(makeCapture !== undefined ? [captureSink(makeCapture, onLine, () => (everyLine = failures.length > 0 || (watch?.listening(o.clock.now()) ?? false)), o.clock)] : []),
+    ...(extractor !== undefined ? [captureSink(() => new Capture({ width }), onLine)] : []),
     ...(quiet !== undefined ? [{ output: () => quiet.activity(), exit: () => quiet.cancel() }] : []),
   ]);
   agent.onData((chunk, stream) => sinks.emit({ kind: "output", chunk, stream }));
@@ -193,57 +182,16 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptOutcome> {
   return rejected === undefined ? { status, ...sent } : { status, rejected, ...sent };
 }
 
-/**
- * How long the output stays quiet before the capture's held partial line is flushed. Under a
- * flood the next read comes within microseconds and the line is held, as the skim needs; a TUI
- * that drew its ID with cursor moves and waits for input has it read this long after.
- */
-const QUIET_FLUSH_MS = 5;
-
-/**
- * The capture's sink; `judging` decides, per chunk, whether every line must be read. The capture
- * is made at the first output, after the screen has it: compiling the control scan's
- * WebAssembly takes a millisecond or two, which the agent's first bytes need not wait for.
- */
-function captureSink(make: () => Capture, onLine: (line: Line) => void, judging: () => void, clock: Clock): Sink {
-  // One capture per stream: a line on stderr must not be cut into one in progress on stdout.
+/** The capture's sink: one capture per stream, so a line on stderr is not cut into one in progress on stdout. */
+function captureSink(make: () => Capture, onLine: (line: Line) => void): Sink {
   const captures = new Map<OutputStream, Capture>();
-  const captureOf = (stream: OutputStream): Capture => {
-    let capture = captures.get(stream);
-    if (capture === undefined) captures.set(stream, (capture = make()));
-    return capture;
-  };
-  // One timer at a time, armed when a read leaves bytes held; when it fires after more reads it
-  // is armed again instead of being reset on every read, which a flood would pay for per read.
-  let timer: Timer | undefined;
-  let reads = 0;
-  let readsWhenArmed = 0;
-  const holding = (): boolean => [...captures.values()].some((capture) => capture.holding);
-  const arm = (): void => {
-    readsWhenArmed = reads;
-    timer = clock.setTimeout(quiet, QUIET_FLUSH_MS);
-  };
-  const quiet = (): void => {
-    timer = undefined;
-    if (!holding()) return;
-    if (reads !== readsWhenArmed) {
-      arm();
-      return;
-    }
-    judging();
-    for (const capture of captures.values()) capture.flush(onLine);
-  };
   return {
     output({ chunk, stream }) {
-      judging();
-      captureOf(stream).push(chunk, onLine);
-      reads++;
-      if (timer === undefined && holding()) arm();
+      let capture = captures.get(stream);
+      if (capture === undefined) captures.set(stream, (capture = make()));
+      capture.push(chunk, onLine);
     },
     exit() {
-      if (timer !== undefined) clock.clearTimeout(timer);
-      judging();
-      if (captures.size === 0) captureOf("stdout");
       for (const capture of captures.values()) capture.end(onLine);
     },
   };

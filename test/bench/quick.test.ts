@@ -43,11 +43,12 @@ it("runs the throughput section and writes its figures with the median's range, 
   expect(t.vsRelayInterval.high).toBe(Math.max(...t.pairRatios));
   expect(t.vsRelayInterval.coverage).toBeCloseTo(1 - 2 / 64, 12);
   const target = results.figures.quiet.find((row) => row.name.startsWith("1 passthrough throughput"));
-  expect(target?.pass).toBe(t.vsRelayInterval.low >= 0.95);
-  // The shim against the relay that reads into slabs, as it does: judged the same way.
+  // Issue 44's target: the simple capture at 0.85 of the relay.
+  expect(target?.pass).toBe(t.vsRelayInterval.low >= 0.85);
+  // The shim against the relay that reads into slabs, as it does: reported, not judged.
   expect(t.captureRatios).toHaveLength(6);
   expect(t.shimVsSlabsInterval.low).toBe(Math.min(...t.captureRatios));
   const own = results.figures.quiet.find((row) => row.name.includes("capture's own cost"));
-  expect(own?.pass).toBe(t.shimVsSlabsInterval.low >= 0.95);
+  expect(own?.pass).toBeUndefined();
   expect(results.figures.quiet.filter((row) => row.correctness && row.pass !== true)).toEqual([]);
 }, 120_000);

@@ -2,7 +2,7 @@
  * The store index is a memo of where each session's store entry was last found: it remembers the
  * newest, at most 256, only inside a state folder that is there, and a file it did not write (or
  * an agent name that could leave the folder) costs a search, never a wrong answer or a throw.
- * (That a warm start uses it is test/resume/store-memo.test.ts's.)
+ * (That a warm start uses it is test/run/store-memo.test.ts's.)
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

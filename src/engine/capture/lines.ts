@@ -1,6 +1,5 @@
 const LF = 0x0a;
 const CR = 0x0d;
-// ControlScan.shape (control-scan.ts) asks the same of bytes.
 const ESCAPE_BREAK = /\x1b(?:\[[0-9;]*[ABEFHdf]|[DEM])/y;
 
 /**
@@ -55,8 +54,8 @@ const LONGEST_BREAK = 32;
 
 /**
  * One line's bytes, undecoded. Lines are split on bytes, not text: every break is ASCII, which
- * UTF-8 never uses inside a multi-byte character, and most lines are thrown away unread, so
- * decoding them all (the most expensive step when it was done first) is wasted work.
+ * UTF-8 never uses inside a multi-byte character, so a read that ends inside a character needs
+ * nothing held back for it; each line is decoded whole (pipeline.ts).
  */
 export interface RawLine {
   /** 1-based, counting every line break (chunk-independent). */
@@ -84,42 +83,40 @@ export function asBytes(text: string): string {
   return Buffer.from(text, "utf8").toString("latin1");
 }
 
+/** Where a splitter starts in an output: after `lines` line breaks, at byte `offset`. */
+export interface SplitFrom {
+  readonly lines: number;
+  readonly offset: number;
+}
+
 /**
  * Bytes in, complete lines out, synchronously: `push` returns the lines a chunk completed, `end`
  * the last one. Memory stays within `maxLineBytes` whatever the input.
+ *
+ * A chunk that ends in a CR run ends its line at once: a TUI that wrote its last row with a CR
+ * and waits for input has that row read now, not at its next byte. The CRs and the one LF that
+ * may follow in the next chunk are taken as the rest of that line's separator, so the lines,
+ * numbers and offsets are those of the output read in one go.
  */
 export class LineSplitter {
   #carry = "";
   #searched = 0;
-  #n = 0;
-  #offset = 0;
+  #n: number;
+  #offset: number;
   /** The rest of an overlong line, already emitted cut, is being skipped. */
   #dropping = false;
-  /** `quiet` ended a line at a CR run: more CRs and one LF that follow are its separator still. */
+  /** The last chunk ended a line at a CR run: more CRs and one LF that follow are its separator still. */
   #afterCr = false;
 
-  constructor(private readonly maxLineBytes = MAX_LINE_BYTES) {}
+  /** `from`: for a splitter that starts part-way through an output, at a line start. */
+  constructor(private readonly maxLineBytes = MAX_LINE_BYTES, from: SplitFrom = { lines: 0, offset: 0 }) {
+    this.#n = from.lines;
+    this.#offset = from.offset;
+  }
 
   /** Lines completed so far: the number of the last one. */
   get lines(): number {
     return this.#n;
-  }
-
-  /** Between lines: nothing held back, so what comes next starts a line. */
-  get idle(): boolean {
-    return this.#carry === "" && !this.#dropping && !this.#afterCr;
-  }
-
-  /** The line still open ends in a CR run: `quiet` would deliver it. */
-  get endsInCr(): boolean {
-    return !this.#dropping && this.#carry.charCodeAt(this.#carry.length - 1) === CR;
-  }
-
-  /** Passes over `bytes` bytes of whole lines holding `breaks` line breaks (ControlScan.shape counted them). */
-  skip(bytes: number, breaks: number): void {
-    if (!this.idle) throw new Error("LineSplitter.skip needs to be between lines");
-    this.#n += breaks;
-    this.#offset += bytes;
   }
 
   /** `encoding` "latin1": a string chunk is bytes already (one character per byte), not text. */
@@ -127,25 +124,16 @@ export class LineSplitter {
     let bytes = typeof chunk !== "string" ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1") : encoding === "latin1" ? chunk : asBytes(chunk);
     if (this.#afterCr) bytes = this.#separatorRest(bytes);
     this.#carry += bytes;
-    return this.#split(false);
-  }
-
-  /**
-   * The output went quiet: a line that ends in a CR run is delivered now, where a chunk boundary
-   * makes it wait for the next byte (an LF would make the CRs part of a CRLF). A TUI that wrote
-   * its last row with a CR and waits for input has it read. What follows is read as if it had
-   * come at once: more CRs and an LF after them are that line's separator.
-   */
-  quiet(): RawLine[] {
-    if (!this.endsInCr) return [];
-    const lines: RawLine[] = [];
-    this.#takeCarry(lines);
-    this.#searched = 0;
-    this.#afterCr = true;
+    const lines = this.#split(false);
+    if (!this.#dropping && this.#carry.charCodeAt(this.#carry.length - 1) === CR) {
+      this.#takeCarry(lines);
+      this.#searched = 0;
+      this.#afterCr = true;
+    }
     return lines;
   }
 
-  /** `bytes` without the CRs and the LF that continue the separator `quiet` ended a line at. */
+  /** `bytes` without the CRs and the LF that continue the separator the last chunk ended a line at. */
   #separatorRest(bytes: string): string {
     let at = 0;
     while (bytes.charCodeAt(at) === CR) at++;

@@ -1,5 +1,6 @@
 import { cleanText } from "./clean.js";
 import { parseJsonObject } from "../../json.js";
+import type { Line } from "./line.js";
 import { decodeLine, type RawLine } from "./lines.js";
 
 /**
@@ -34,12 +35,8 @@ export const SLACK = 8;
 const MOST_BYTES = 1024 * 1024;
 
 /** A line several rows were joined into: already decoded, cleaned and parsed. */
-export interface JoinedLine {
-  readonly n: number;
+export interface JoinedLine extends Line {
   readonly offset: number;
-  /** The rows' raw bytes, concatenated (what a line filter is asked about). */
-  readonly bytes: string;
-  readonly text: string;
   readonly json: Readonly<Record<string, unknown>>;
 }
 
@@ -48,7 +45,7 @@ export type Rejoined = { readonly kind: "row"; readonly line: RawLine } | { read
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
 
-/** Whether a raw line could be the first row of a wrapped JSON object (cheap: two byte checks; ControlScan.shape asks the same of bytes). */
+/** Whether a raw line could be the first row of a wrapped JSON object: it starts with `{` and does not end with `}`. */
 export function mayStartWrapped(bytes: string): boolean {
   if (bytes.charCodeAt(0) !== OPEN) return false;
   let end = bytes.length;
@@ -143,6 +140,6 @@ export class WrappedJson {
     const rows = this.#rows;
     this.#rows = [];
     const first = rows[0] as Held;
-    return { n: first.line.n, offset: first.line.offset, bytes: rows.map((row) => row.line.bytes).join(""), text, json };
+    return { n: first.line.n, offset: first.line.offset, text, json };
   }
 }

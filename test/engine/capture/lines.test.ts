@@ -17,22 +17,21 @@ function byRegex(text: string): string[] {
   return lines;
 }
 
-// Lines `quiet` delivered, over every call: the test below must not pass by never having one.
-let quietLines = 0;
+// Lines delivered at the end of a chunk that ended in a CR run, over every call: the test below
+// must not pass by never having one.
+let endedByCr = 0;
 
-/** The lines as `n offset bytes`; `quiet`: the output went quiet after some chunks (run's flush). */
-function bySplitter(text: string, random: () => number, quiet = false): string[] {
+/** The lines as `n offset bytes`, the text cut into chunks of 1 to 12 bytes. */
+function bySplitter(text: string, random: () => number): string[] {
   const splitter = new LineSplitter();
   const lines: string[] = [];
   const keep = (raw: ReturnType<LineSplitter["end"]>): void => void lines.push(...raw.map((line) => `${line.n} ${line.offset} ${JSON.stringify(line.bytes)}`));
   for (let at = 0; at < text.length;) {
     const size = 1 + Math.floor(random() * 12);
-    keep(splitter.push(Buffer.from(text.slice(at, at + size), "latin1")));
-    if (quiet && random() < 0.5) {
-      const ended = splitter.quiet();
-      quietLines += ended.length;
-      keep(ended);
-    }
+    const chunk = text.slice(at, at + size);
+    const got = splitter.push(Buffer.from(chunk, "latin1"));
+    if (chunk.endsWith("\r")) endedByCr += got.length;
+    keep(got);
     at += size;
   }
   keep(splitter.end());
@@ -51,25 +50,30 @@ describe("line breaks", () => {
     }
   });
 
-  it("are the same, numbers and offsets too, when the output goes quiet after a CR run and the LF comes later", () => {
+  it("are the same, numbers and offsets too, however a CR run and the LF after it are cut apart", () => {
     const random = seeded(6);
     const alphabet = ["a", "b", "\r", "\r", "\r", "\n", "\x1b", "[", "1", "H"];
-    quietLines = 0;
+    endedByCr = 0;
     for (let round = 0; round < 3000; round++) {
       const text = Array.from({ length: 1 + Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
-      const quiet = bySplitter(text, random, true);
-      expect(quiet, JSON.stringify(text)).toEqual(bySplitter(text, random));
+      const whole = new LineSplitter();
+      const once = [...whole.push(Buffer.from(text, "latin1")), ...whole.end()].map((line) => `${line.n} ${line.offset} ${JSON.stringify(line.bytes)}`);
+      expect(bySplitter(text, random), JSON.stringify(text)).toEqual(once);
     }
-    expect(quietLines).toBeGreaterThan(500);
+    expect(endedByCr).toBeGreaterThan(500);
   });
 
-  it("delivers a line a CR run ended when the output goes quiet, not at the next byte", () => {
+  it("delivers a line a CR run ended with the chunk that ends in it, not at the next byte", () => {
     const splitter = new LineSplitter();
-    expect(splitter.push("Session: abc\r")).toEqual([]);
-    expect(splitter.endsInCr).toBe(true);
-    expect(splitter.quiet()).toEqual([{ n: 1, offset: 0, bytes: "Session: abc" }]);
-    expect(splitter.idle).toBe(false);
+    expect(splitter.push("Session: abc\r")).toEqual([{ n: 1, offset: 0, bytes: "Session: abc" }]);
+    // The LF that follows is the rest of that line's separator.
     expect(splitter.push("\nnext\n")).toEqual([{ n: 2, offset: 14, bytes: "next" }]);
-    expect(splitter.idle).toBe(true);
+  });
+
+  it("numbers lines on from where a splitter starts part-way through an output", () => {
+    const splitter = new LineSplitter(undefined, { lines: 41, offset: 1000 });
+    expect(splitter.push("a\r\nb\x1b[2Ac")).toEqual([{ n: 42, offset: 1000, bytes: "a" }, { n: 43, offset: 1003, bytes: "b" }]);
+    expect(splitter.end()).toEqual([{ n: 44, offset: 1008, bytes: "c" }]);
+    expect(splitter.lines).toBe(44);
   });
 });

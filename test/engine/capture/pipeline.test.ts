@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Capture, captureAll } from "../../../src/engine/capture/pipeline.js";
-import { ControlScan } from "../../../src/engine/capture/control-scan.js";
 import type { Line } from "../../../src/engine/capture/line.js";
 import { randomChunks, seeded } from "../../helpers/random.js";
 
@@ -49,35 +48,32 @@ describe("capture pipeline", () => {
     expect(lines.find((l) => l.json)?.json).toEqual({ type: "system", subtype: "init", session_id: "T-0" });
   });
 
-  it("reads text chunks as text with a control scan and a skim too, as without them", () => {
-    const read = (options: ConstructorParameters<typeof Capture>[0]): string[] => {
-      const capture = new Capture(options);
+  it("reads text chunks as text: the same lines as their bytes", () => {
+    const read = (chunks: readonly (string | Buffer)[]): string[] => {
+      const capture = new Capture();
       const lines: string[] = [];
       const keep = (line: Line): void => void lines.push(`${line.n} ${line.offset} ${line.text}`);
-      for (const chunk of TRICKY.toString("utf8").split(/(?<=\n)/)) capture.push(chunk, keep);
+      for (const chunk of chunks) capture.push(chunk, keep);
       capture.end(keep);
       return lines;
     };
-    const plain = read({});
-    expect(plain).toContain("2 12 caf\u00e9 \u{1F600} \u65e5\u672c");
-    expect(read({ wanted: () => true, controls: new ControlScan() })).toEqual(plain);
-    expect(read({ wanted: () => true, controls: new ControlScan(), skim: () => false })).toEqual(plain);
+    const text = read(TRICKY.toString("utf8").split(/(?<=\n)/));
+    expect(text).toContain("2 12 caf\u00e9 \u{1F600} \u65e5\u672c");
+    expect(text).toEqual(read([TRICKY]));
   });
 
-  it("holds a skim's partial line for the next read, and delivers the rows cursor moves ended in it when flushed", () => {
-    const capture = new Capture({ wanted: () => true, controls: new ControlScan(), skim: () => false });
+  it("delivers the rows a cursor move or a CR ended with the read that ended them, before any more output", () => {
+    const capture = new Capture();
     const lines: string[] = [];
     const keep = (line: Line): void => void lines.push(`${line.n} ${line.text}`);
     capture.push(Buffer.from("banner\n\x1b[2J\x1b[1;1Hframer 1.0\x1b[3;1HSession: framer-1a2b3c4d\x1b[5;1H> "), keep);
-    expect(lines).toEqual(["1 banner"]);
-    expect(capture.holding).toBe(true);
-    capture.flush(keep);
     expect(lines).toEqual(["1 banner", "3 framer 1.0", "4 Session: framer-1a2b3c4d"]);
-    expect(capture.holding).toBe(false);
-    // The open line stays open: what follows continues it.
-    capture.push(Buffer.from("typed\n"), keep);
+    capture.push(Buffer.from("typed\x1b[6;1HStatus: ready\r"), keep);
+    expect(lines.slice(3)).toEqual(["5 > typed", "6 Status: ready"]);
+    // The LF after the CR is the rest of that row's separator, not a line of its own.
+    capture.push(Buffer.from("\nlast\n"), keep);
     capture.end(keep);
-    expect(lines.at(-1)).toBe("5 > typed");
+    expect(lines.slice(5)).toEqual(["7 last"]);
   });
 
   it("numbers lines by every line break, blank ones included", async () => {

@@ -96,16 +96,6 @@ describe("wrapped JSON rows of a screen snapshot", () => {
     expect(lines.map((line) => line.json !== undefined)).toEqual([false, true, false, false]);
   });
 
-  it("ask the line filter about the joined bytes, once", () => {
-    const asked: string[] = [];
-    const capture = new Capture({ wanted: (bytes) => (asked.push(bytes), bytes.includes('"session_id"')) });
-    const lines: Line[] = [];
-    capture.push(rows(INIT).join("\n") + "\n", (line) => lines.push(line));
-    capture.end((line) => lines.push(line));
-    expect(asked).toEqual([INIT]);
-    expect(lines).toHaveLength(1);
-  });
-
   it("pin the session when `sessionpin replay` reads agentapi's state file, and no look-alike", async () => {
     const replay = async (name: string): Promise<Record<string, unknown>> => {
       const { stdout } = await exec(process.execPath, [CLI, "replay", "--json", "--agent", "claude", join(FIXTURES, "agentapi-state", name, "state.json")]);

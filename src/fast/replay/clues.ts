@@ -1,22 +1,26 @@
-import { bytesNeedCleaning } from "./capture/clean.js";
-import { mayStartWrapped } from "./capture/rejoin.js";
-import { asBytes } from "./capture/lines.js";
-import type { Pinned } from "./tracker.js";
-import type { AgentPlugin } from "../agents/types.js";
+import { mayStartWrapped } from "../../engine/capture/rejoin.js";
+import { asBytes } from "../../engine/capture/lines.js";
+import type { Pinned } from "../../engine/tracker.js";
+import type { AgentPlugin } from "../../agents/types.js";
 
 /**
- * Whether judging a line could change what the tracker holds, from the line's raw bytes (a latin1
- * string) without decoding or parsing it. False only when it certainly could not; `run` and
- * `replay` then skip the line. Stream-json agents repeat the same ID on every line, so after the
- * first few lines nearly all of them are skipped here, for the cost of a few substring searches.
+ * Whether judging a line could change what the tracker holds, asked of the line's raw bytes (a
+ * latin1 string) without decoding or parsing it: false only when it certainly could not. Stream-json
+ * agents repeat the same ID on every line, so after the first few lines nearly all of them are
+ * passed over for the cost of a few substring searches. Free of state but the pin, so a worker
+ * thread can ask it of lines the main thread reaches later (blocks.ts).
  */
-/** `mayHaveControls` false: the caller found none of the bytes cleaning looks for (a ControlFinder). */
-export type Relevance = (bytes: string, pinned: Pinned | undefined, mayHaveControls?: boolean) => boolean;
+
+// The bytes cleaning acts on (src/engine/capture/clean.ts), in raw UTF-8 (a latin1 string), where a
+// C1 control is \xc2 and 80-9f. The first test is one character class, the fastest search there
+// is; \xc2 leads a C1 control only when the next byte is 80-9f, which the second test checks.
+const MAYBE_CONTROL_BYTES = /[^\t\x20-\x7e\x80-\xc1\xc3-\xff]/;
+const CONTROL_BYTES = /[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/;
 
 // What cleaning removes (escape sequences, controls) could join the pieces of a field name, and
 // a JSON escape (`\u0069d`, `\/`) spells a name or value another way: such lines are judged in full.
-function spelledOtherwise(bytes: string, mayHaveControls: boolean): boolean {
-  return (mayHaveControls && bytesNeedCleaning(bytes)) || bytes.includes("\\u") || bytes.includes("\\/");
+function spelledOtherwise(bytes: string): boolean {
+  return (MAYBE_CONTROL_BYTES.test(bytes) && CONTROL_BYTES.test(bytes)) || bytes.includes("\\u") || bytes.includes("\\/");
 }
 
 interface Field {
@@ -41,8 +45,7 @@ export type Clue = typeof IRRELEVANT | typeof JUDGE | string;
 
 /** The two state-free questions a plugin's JSON rules ask of a line's bytes. */
 export interface LineClues {
-  /** `mayHaveControls` false: the caller found none of the bytes cleaning looks for (a `ControlScan`). */
-  clue(bytes: string, mayHaveControls?: boolean): Clue;
+  clue(bytes: string): Clue;
   /** Whether every condition of some confirming rule appears in the bytes (asked only of a value line). */
   confirms(bytes: string): boolean;
 }
@@ -58,12 +61,12 @@ export function lineClues({ json, textRules }: RelevanceRules): LineClues {
   const fields = fieldNames(json).map(field);
   const confirming = confirmingValues(json);
   return {
-    clue(bytes, mayHaveControls = true) {
+    clue(bytes) {
       // Cleaning never adds a "{", and only a line that is an object is read by JSON rules.
       if (!bytes.includes("{")) return IRRELEVANT;
       // The first row of a JSON line a screen snapshot wrapped: its fields are on the next rows.
       if (mayStartWrapped(bytes)) return JUDGE;
-      if (spelledOtherwise(bytes, mayHaveControls)) return JUDGE;
+      if (spelledOtherwise(bytes)) return JUDGE;
       return idValue(bytes, fields);
     },
     confirms: (bytes) => mayConfirm(confirming, (value) => bytes.includes(value)),
@@ -103,16 +106,6 @@ export class PinCheck {
     if (value !== this.#bytes) return true;
     return pinned.state === "provisional" ? undefined : false;
   }
-}
-
-export function relevance(plugin: AgentPlugin): Relevance {
-  const { clue, confirms } = lineClues(relevanceRules(plugin));
-  const check = new PinCheck();
-  return (bytes, pinned, mayHaveControls = true) => {
-    const found = clue(bytes, mayHaveControls);
-    if (typeof found !== "string") return found === JUDGE;
-    return check.matters(found, pinned) ?? confirms(bytes);
-  };
 }
 
 function field(name: string): Field {

@@ -1,12 +1,13 @@
 import { closeSync, openSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import type { Extractor } from "../../engine/extract.js";
-import { PinCheck, relevanceRules } from "../../engine/relevance.js";
+import type { FileToRead } from "../../replay/replay.js";
 import type { Line } from "../../engine/capture/line.js";
 import { Capture } from "../../engine/capture/pipeline.js";
-import { canSkip, type Block } from "./blocks.js";
-import { RANGE_READ_BYTES, rangeChunks, stretchStarts } from "../ranges.js";
-import { timerTurns } from "../turns.js";
+import { canSkip, type Block } from "./block.js";
+import { PinCheck, relevanceRules } from "./clues.js";
+import { RANGE_READ_BYTES, rangeChunks, stretchStarts } from "./ranges.js";
+import { timerTurns } from "./turns.js";
 import type { ScanJob, ScanMessage } from "./stretch.js";
 
 // A worker's strings live for one line: a small young generation does as well as the default 16 MB
@@ -23,7 +24,7 @@ export class RangeReader {
   readonly #buffer = Buffer.allocUnsafe(RANGE_READ_BYTES);
   readonly #turn = timerTurns();
   /** The capture of the block read last, while the next block may go on with it. */
-  #open: { readonly capture: Capture; readonly feed: (line: Line) => void } | undefined;
+  #open: Capture | undefined;
 
   constructor(
     private readonly fd: number,
@@ -35,24 +36,19 @@ export class RangeReader {
 
   /** Reads [start, end), whose first line is number `before` + 1, with the capture still open if there is one. */
   async #read(start: number, end: number, before: number): Promise<void> {
-    const open = (this.#open ??= this.#capture(start, before));
+    const capture = (this.#open ??= new Capture({ width: this.width, from: { lines: before, offset: start } }));
     // A block to read can be most of a file (every line judged): timers get turns meanwhile.
     for (const chunk of rangeChunks(this.fd, start, end, this.#buffer)) {
-      open.capture.push(chunk, open.feed);
+      capture.push(chunk, this.onLine);
       await this.#turn();
     }
-  }
-
-  #capture(start: number, before: number): { capture: Capture; feed: (line: Line) => void } {
-    const capture = new Capture({ width: this.width, wanted: (bytes) => this.extractor.mayChange(bytes) });
-    return { capture, feed: (line) => this.onLine({ ...line, n: line.n + before, offset: (line.offset ?? 0) + start }) };
   }
 
   /** A block of a stretch whose first line is number `base` + 1, ending at `end`. */
   async block(block: Block, end: number, base: number): Promise<void> {
     // Rows of a wrapped JSON line held at the end of the block read last go on into this one,
     // which is read then, whatever it holds: a capture of its own would cut the line apart.
-    if (this.#open?.capture.holdingRows !== true) {
+    if (this.#open?.holdingRows !== true) {
       // Its last line is delivered before the pin it may change decides on this block.
       this.finish();
       if (canSkip(block, this.extractor.tracker.current, this.#check)) return;
@@ -64,26 +60,19 @@ export class RangeReader {
   finish(): void {
     const open = this.#open;
     this.#open = undefined;
-    open?.capture.end(open.feed);
+    open?.end(this.onLine);
   }
 }
 
 /**
- * Feeds `onLine` what the sequential capture with the extractor's relevance filter would: the
- * same lines, numbers and offsets, so the same pins. The file is cut into `stretches` at line
- * feeds, worker threads scan them into blocks at once, and this thread takes the blocks in order,
- * skipping or reading each. It does little else, so a worker per CPU keeps them all busy (reading
- * the first stretch here instead was as fast, and this thread's memory grew 15 MB).
- * `progress` gets the offset reached.
+ * Feeds `onLine` the lines the capture makes of the file, numbered and placed as in the whole
+ * file, but for blocks of them that could not change the extractor's pin: the same pins, from the
+ * same lines. The file is cut into `stretches` at line feeds, worker threads scan them into blocks
+ * at once, and this thread takes the blocks in order, skipping or reading each. It does little
+ * else, so a worker per CPU keeps them all busy (reading the first stretch here instead was as
+ * fast, and this thread's memory grew 15 MB).
  */
-export async function readInParallel(
-  file: { readonly path: string; readonly size: number },
-  extractor: Extractor,
-  stretches: number,
-  onLine: (line: Line) => void,
-  progress: (offset: number) => void,
-  width = 0,
-): Promise<void> {
+export async function readInParallel(file: FileToRead, extractor: Extractor, stretches: number, onLine: (line: Line) => void): Promise<void> {
   // Imported here: the CLI is one bundle, and what its modules import at the top is loaded before
   // every agent's start, which never needs threads.
   const { Worker: Thread } = await import("node:worker_threads");
@@ -93,7 +82,7 @@ export async function readInParallel(
     const starts = stretchStarts(fd, file.size, stretches);
     const rules = relevanceRules(extractor.plugin);
     for (const [i, start] of starts.entries()) scans.push(new WorkerScan(Thread, { path: file.path, start, end: starts[i + 1], rules }));
-    await readBlocks(new RangeReader(fd, extractor, onLine, width), scans, progress);
+    await readBlocks(new RangeReader(fd, extractor, onLine, file.width), scans, (offset) => file.progress(offset));
   } finally {
     for (const scan of scans) scan.stop();
     closeSync(fd);

@@ -1,7 +1,8 @@
 import { closeSync, openSync } from "node:fs";
-import type { RelevanceRules } from "../../engine/relevance.js";
-import { BlockScanner, type Block } from "./blocks.js";
-import { rangeChunks } from "../ranges.js";
+import type { RelevanceRules } from "./clues.js";
+import type { Block } from "./block.js";
+import { BlockScanner } from "./blocks.js";
+import { rangeChunks } from "./ranges.js";
 
 /** One stretch of a file to scan into blocks (`end` undefined: to the end of the file). */
 export interface ScanJob {

@@ -1,38 +1,12 @@
-import { IRRELEVANT, JUDGE, lineClues, type LineClues, type PinCheck, type RelevanceRules } from "../../engine/relevance.js";
 import type { Pinned } from "../../engine/tracker.js";
-import { CONTROL_SCAN_BYTES, ControlScan } from "../../engine/capture/control-scan.js";
 import { LineSplitter, type RawLine } from "../../engine/capture/lines.js";
-import { ControlCursor } from "../../engine/capture/control-cursor.js";
-import { firstLineStart } from "../../engine/capture/skim.js";
-import { linesRelevance, MAY_CHANGE, NAMES_PIN, type LinesRelevance } from "../../engine/relevance-lines.js";
-import { RANGE_READ_BYTES } from "../ranges.js";
+import { BYTE_SCAN_BYTES, ByteScan } from "../skim/byte-scan.js";
+import type { Block } from "./block.js";
+import { IRRELEVANT, JUDGE, lineClues, type LineClues, type RelevanceRules } from "./clues.js";
+import { linesRelevance, MAY_CHANGE, NAMES_PIN, type LinesRelevance } from "./lines-clues.js";
+import { RANGE_READ_BYTES } from "./ranges.js";
 
-/**
- * A run of whole lines of one stretch of a file, as a worker thread found them. The main thread
- * reaches it later, knowing the pin by then: it skips a block that cannot matter and runs the
- * rest through the usual capture, so the result is the same as reading the file in one go.
- */
-export interface Block {
-  /** Byte offset in the file of the block's first line; it ends where the next block starts. */
-  readonly start: number;
-  /** Lines of the stretch before this block. */
-  readonly before: number;
-  /** Absent: the lines must be read. Present: none of them could change a pin that says so. */
-  readonly skip?: {
-    /** The one ID value (as bytes) its lines name; absent when they name none. */
-    readonly value?: string;
-    /** Some line may confirm that value (a provisional pin of it must read the block). */
-    readonly mayConfirm: boolean;
-  };
-}
-
-/** Whether a block can be passed over with `pinned` held: judging each of its lines would change nothing. */
-export function canSkip(block: Block, pinned: Pinned | undefined, check: PinCheck): boolean {
-  if (block.skip === undefined) return false;
-  if (block.skip.value === undefined) return true;
-  const matters = check.matters(block.skip.value, pinned);
-  return matters === false || (matters === undefined && !block.skip.mayConfirm);
-}
+const LF = 0x0a;
 
 /** What a line is to the guessed pin: may change it, changes nothing, names it, names it and may confirm it. */
 const LOUD = 0;
@@ -51,15 +25,17 @@ const SMALLEST_SKIP_BYTES = 32 * 1024;
  */
 export class BlockScanner {
   readonly #clues: LineClues;
-  readonly #splitter: LineSplitter;
+  /** Made anew after each run of lines passed over, numbering on from it. */
+  #splitter = new LineSplitter();
+  /** What the splitter was given ends with an LF (or it was given nothing): it holds no line. */
+  #betweenLines = true;
   readonly #blocks: Block[] = [];
   /** The skip block being grown, or undefined while lines must be read. */
   #open: { start: number; before: number; value?: string | undefined; mayConfirm: boolean } | undefined;
   #guess: string | undefined;
   #guessConfirmed = false;
   #end: number;
-  readonly #controls = new ControlScan();
-  readonly #cursor = new ControlCursor();
+  readonly #scan = new ByteScan();
   readonly #linesRelevance: LinesRelevance;
   /** The guess as a pin, for the skim, and the guess's bytes it was made from. */
   #guessPinned: { readonly from: string; readonly pinned: Pinned } | undefined;
@@ -67,41 +43,41 @@ export class BlockScanner {
   constructor(rules: RelevanceRules, private readonly start: number) {
     this.#clues = lineClues(rules);
     this.#linesRelevance = linesRelevance(rules);
-    this.#splitter = new LineSplitter();
     this.#end = start;
   }
 
-  /** Chunks read into this buffer are scanned for control bytes where they lie. */
+  /** Chunks read into this buffer are looked at where they lie, not copied. */
   get readBuffer(): Buffer {
-    return this.#controls.input.subarray(0, RANGE_READ_BYTES);
+    return this.#scan.input.subarray(0, RANGE_READ_BYTES);
   }
 
   push(chunk: Buffer): void {
-    for (let at = 0; at < chunk.length; at += CONTROL_SCAN_BYTES) {
-      const piece = chunk.subarray(at, at + CONTROL_SCAN_BYTES);
-      const first = firstLineStart(piece, this.#splitter.idle);
-      const last = this.#controls.shape(piece, first);
-      this.#cursor.pieceIn(this.#controls, piece.length, this.#end);
+    for (let at = 0; at < chunk.length; at += BYTE_SCAN_BYTES) {
+      const piece = chunk.subarray(at, at + BYTE_SCAN_BYTES);
+      // Whole lines start at the piece's start, or after its first LF while a line is open.
+      const first = this.#betweenLines ? 0 : piece.indexOf(LF) + 1;
+      const last = this.#scan.shape(piece, first);
       if (first > 0) this.#split(piece.subarray(0, first));
       if (last > first) this.#skimOrSplit(piece, first, last);
       const rest = Math.max(first, last);
       if (rest < piece.length) this.#split(piece.subarray(rest));
       this.#end += piece.length;
-      this.#cursor.endPiece();
     }
   }
 
   #split(bytes: Buffer): void {
     for (const line of this.#splitter.push(bytes)) this.#line(line);
+    if (bytes.length > 0) this.#betweenLines = bytes[bytes.length - 1] === LF;
   }
 
   /**
    * The whole lines of `piece[first, last)`: passed over into the open skip block when none of
-   * them could change the guess (skim.ts, relevance-lines.ts), as `run` passes over them.
+   * them could change the guess (the skim: ByteScan.shape, lines-clues.ts), without a string made
+   * of each; split and looked at one by one otherwise.
    */
   #skimOrSplit(piece: Buffer, first: number, last: number): void {
-    const breaks = this.#guess !== undefined && this.#splitter.idle ? this.#controls.breaks : undefined;
-    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(this.#controls.lines(first, last), this.#guessAsPin());
+    const breaks = this.#guess !== undefined && this.#betweenLines ? this.#scan.breaks : undefined;
+    const verdict = breaks === undefined ? MAY_CHANGE : this.#linesRelevance(this.#scan.lines(first, last), this.#guessAsPin());
     if (breaks === undefined || verdict === MAY_CHANGE) {
       this.#split(piece.subarray(first, last));
       return;
@@ -112,7 +88,7 @@ export class BlockScanner {
       open.value = this.#guess;
       open.mayConfirm ||= this.#guessConfirmed;
     }
-    this.#splitter.skip(last - first, breaks);
+    this.#splitter = new LineSplitter(undefined, { lines: this.#splitter.lines + breaks, offset: this.#end + last - this.start });
   }
 
   #guessAsPin(): Pinned | undefined {
@@ -149,7 +125,7 @@ export class BlockScanner {
 
   #line(line: RawLine): void {
     const start = this.start + line.offset;
-    const quiet = this.#quiet(line, this.#cursor.mayHaveControls(start, start + line.bytes.length));
+    const quiet = this.#quiet(line);
     if (quiet !== LOUD) {
       const open = (this.#open ??= { start, before: line.n - 1, mayConfirm: false });
       if (quiet !== QUIET) {
@@ -163,9 +139,9 @@ export class BlockScanner {
   }
 
   /** Whether the line leaves the guessed pin as it is, and what it says about the guess if it does. */
-  #quiet(line: RawLine, mayHaveControls: boolean): Quiet {
+  #quiet(line: RawLine): Quiet {
     if (line.cut) return LOUD;
-    const clue = this.#clues.clue(line.bytes, mayHaveControls);
+    const clue = this.#clues.clue(line.bytes);
     if (clue === IRRELEVANT) return QUIET;
     if (clue === JUDGE) {
       this.#guess = undefined;

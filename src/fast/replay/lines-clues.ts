@@ -1,15 +1,16 @@
-import { asBytes } from "./capture/lines.js";
-import type { LinesBytes, Needle } from "./capture/pipeline.js";
-import { confirmingValues, fieldNames, mayConfirm, type RelevanceRules } from "./relevance.js";
-import type { Pinned } from "./tracker.js";
+import { asBytes } from "../../engine/capture/lines.js";
+import type { Pinned } from "../../engine/tracker.js";
+import type { LinesBytes, Needle } from "../skim/byte-scan.js";
+import { confirmingValues, fieldNames, mayConfirm, type RelevanceRules } from "./clues.js";
 
 /**
- * relevance.ts's question asked of many whole lines at once, by counting needles in their bytes
- * (skim.ts found their shapes plain: no line with "{" has a control byte or starts a wrapped
- * object). False only when every line's answer would be false: each field name there is followed
- * by `:"<pinned ID>"`, no JSON escape is anywhere, and a provisional pin sees none of its
- * confirming rules' values complete. One pass over the whole run for all of them (ControlScan.tally)
- * instead of a few searches per line. The answer: MAY_CHANGE, or whether some line names the pin (NAMES_PIN) or none does (SILENT).
+ * clues.ts's question asked of many whole lines at once, by counting needles in their bytes
+ * (ByteScan.shape found their shapes plain: no line with "{" has a control byte or starts a
+ * wrapped object). False only when every line's answer would be false: each field name there is
+ * followed by `:"<pinned ID>"`, no JSON escape is anywhere, and a provisional pin sees none of its
+ * confirming rules' values complete. One pass over the whole run for all of them (ByteScan.tally)
+ * instead of a few searches per line. The answer: MAY_CHANGE, or whether some line names the pin
+ * (NAMES_PIN) or none does (SILENT).
  */
 export type LinesRelevance = (lines: LinesBytes, pinned: Pinned | undefined) => LinesVerdict;
 
