@@ -19,13 +19,18 @@ export async function ampRun(sb: Sandbox, options: readonly string[], code: numb
     const { exitCode } = await exitOf(driver, timeoutMs);
     return { exitCode, text: driver.text, driver };
   } catch (error) {
-    try {
-      driver.kill("SIGKILL");
-    } catch {
-      // gone
-    }
+    killLeftover(driver);
     await Promise.race([driver.exited, sleep(2_000)]);
     throw error;
+  }
+}
+
+/** SIGKILL to what is left of a run, however the attack ended; one already gone is fine. */
+export function killLeftover(driver: PtyDriver): void {
+  try {
+    driver.kill("SIGKILL");
+  } catch {
+    // gone
   }
 }
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Sandbox } from "../../helpers/sandbox.js";
 import { exitOf, sleep } from "../../e2e/support.js";
 import { check, pick, STACK, uuid, type Context, type Family } from "../harness.js";
+import { killLeftover } from "./agent-run.js";
 
 /**
  * Family 10: hostile agent output in a live run. The agent prints stream-json lines whose ID field
@@ -76,11 +77,7 @@ async function liveRun(c: Context, made: Made): Promise<void> {
       const traced = trace[1];
       if (traced !== undefined && existsSync(traced)) for (const line of readFileSync(traced, "utf8").split("\n").filter(Boolean)) JSON.parse(line);
     } finally {
-      try {
-        driver.kill("SIGKILL");
-      } catch {
-        // gone
-      }
+      killLeftover(driver);
     }
   } finally {
     sb.cleanup();

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Sandbox } from "../../helpers/sandbox.js";
 import { cwdOf, exitOf, sleep } from "../../e2e/support.js";
 import { check, pick, randomBytes, STACK, type Context, type Family } from "../harness.js";
-import { ampRun, checkAmpArgv, checkOneLine } from "./agent-run.js";
+import { ampRun, checkAmpArgv, checkOneLine, killLeftover } from "./agent-run.js";
 
 /**
  * Family 6: hostile user plugins. A text rule that backtracks catastrophically on the agent's
@@ -76,11 +76,7 @@ async function backtracking(c: Context): Promise<void> {
       checkOneLine(driver.text);
       check(!STACK.test(sb.readLog()), `a stack trace in the log: ${sb.readLog().slice(0, 500)}`);
     } finally {
-      try {
-        driver.kill("SIGKILL");
-      } catch {
-        // gone
-      }
+      killLeftover(driver);
     }
   } finally {
     sb.cleanup();

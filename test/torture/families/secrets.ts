@@ -4,6 +4,7 @@ import { Sandbox } from "../../helpers/sandbox.js";
 import { exitOf } from "../../e2e/support.js";
 import { check, hex, pick, type Context, type Family } from "../harness.js";
 import { filesUnder } from "./webhook.js";
+import { killLeftover } from "./agent-run.js";
 
 /**
  * Family 8: secrets. Runs whose environment, task prompt and typed input hold secrets (a cold
@@ -46,11 +47,7 @@ async function argvRun(c: Context): Promise<void> {
         check(!readFileSync(file, "latin1").includes(secret), `${file.slice(state.length + 1)} holds the agent's argv secret`);
       }
     } finally {
-      try {
-        driver.kill("SIGKILL");
-      } catch {
-        // gone
-      }
+      killLeftover(driver);
     }
   } finally {
     sb.cleanup();
@@ -80,11 +77,7 @@ async function secretRun(c: Context): Promise<void> {
         check(exitCode === 0, `${start} run exit ${exitCode}`);
         shown.push(driver.output.toString("utf8"));
       } finally {
-        try {
-          driver.kill("SIGKILL");
-        } catch {
-          // gone
-        }
+        killLeftover(driver);
       }
     }
     check(existsSync(sb.pointer) && existsSync(cast) && existsSync(trace), "pointer, recording or trace missing");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { CLI, ROOT, Sandbox } from "../../helpers/sandbox.js";
 import { cli, exitOf, sleep } from "../../e2e/support.js";
 import { check, hex, pick, randomBytes, STACK, type Context, type Family } from "../harness.js";
-import { checkOneLine } from "./agent-run.js";
+import { checkOneLine, killLeftover } from "./agent-run.js";
 
 /**
  * Family 7: hostile webhook servers on 127.0.0.1: one that never answers, one that answers a byte
@@ -104,11 +104,7 @@ async function hostile(c: Context, kinds: readonly Kind[]): Promise<void> {
       check(!driver.text.includes(secret), "the secret was shown on the terminal");
       for (const file of filesUnder(sb.dir)) check(!readFileSync(file, "latin1").includes(secret), `the URL's secret is in ${file}`);
     } finally {
-      try {
-        driver.kill("SIGKILL");
-      } catch {
-        // gone
-      }
+      killLeftover(driver);
     }
   } finally {
     for (const s of servers) {
@@ -152,11 +148,7 @@ async function flood(c: Context): Promise<void> {
       const pinned = Number(/"id": "F-(\d+)"/.exec(readFileSync(sb.pointer, "utf8"))?.[1]);
       check(pinned >= latest - 2, `the pointer fell behind: F-${pinned}, the agent at F-${latest}`);
     } finally {
-      try {
-        driver.kill("SIGKILL");
-      } catch {
-        // gone
-      }
+      killLeftover(driver);
     }
   } finally {
     for (const socket of receiver.sockets) socket.destroy();
