@@ -27,7 +27,8 @@ export class Extractor {
 
   line(line: Line): { verdicts: Verdict[]; events: PinEvent[] } {
     const found = findOnLine(this.plugin, line, this.#before);
-    this.#before = line.json === undefined
+    // The row before is read by text rules only: a plugin without them (Amp) skips its width.
+    this.#before = line.json === undefined && this.plugin.text.length > 0
       // A string has no more code points than UTF-16 units: a shorter one cannot fill the row.
       ? { text: line.text, fullRow: this.width > 0 && line.text.length >= this.width && [...line.text].length >= this.width }
       : undefined;

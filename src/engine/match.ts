@@ -35,8 +35,13 @@ export function judgeLine(plugin: AgentPlugin, line: Line, before?: RowBefore): 
  */
 export function findOnLine(plugin: AgentPlugin, line: Line, before?: RowBefore): Finding[] {
   if (line.json !== undefined) {
-    const json = line.json;
-    return plugin.json.flatMap((rule) => findField(rule, json, line.n));
+    // A loop, not flatMap: this runs on every JSON line of `run`'s output.
+    const found: Finding[] = [];
+    for (const rule of plugin.json) {
+      const finding = findField(rule, line.json, line.n);
+      if (finding !== undefined) found.push(finding);
+    }
+    return found;
   }
   // Unframing both rows is work only text rules need.
   if (plugin.text.length === 0) return [];
@@ -96,19 +101,18 @@ function findAcross(grammar: RegExp, rule: TextRule, rows: Rows, n: number): Can
   return takes(glued) ? glued : spaced;
 }
 
-function findField(rule: JsonRule, json: Readonly<Record<string, unknown>>, n: number): Finding[] {
-  const applies = Object.entries(rule.when ?? {}).every(([path, allowed]) => {
+function findField(rule: JsonRule, json: Readonly<Record<string, unknown>>, n: number): Finding | undefined {
+  for (const path in rule.when) {
     const value = valueAt(json, path);
-    return typeof value === "string" && allowed.includes(value);
-  });
-  if (!applies) return [];
+    if (typeof value !== "string" || !rule.when[path]?.includes(value)) return undefined;
+  }
   const value = valueAt(json, rule.field);
-  if (value === undefined || value === null) return [];
+  if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") {
     // Shown, never stringified whole: the value may be nested thousands deep (walk.ts).
-    return [{ kind: "refused", rule: rule.name, reason: "not-a-string", value: preview(value) }];
+    return { kind: "refused", rule: rule.name, reason: "not-a-string", value: preview(value) };
   }
-  return [{ source: "json-line", rule: rule.name, state: rule.state, value, line: n }];
+  return { source: "json-line", rule: rule.name, state: rule.state, value, line: n };
 }
 
 function findText(

@@ -57,7 +57,8 @@ function lineOf(raw: RawLine): Line | undefined {
   if (text === "") return undefined;
   if (raw.cut) return { n: raw.n, text, offset: raw.offset, cut: true };
   const json = parseJsonObject(text);
-  return { n: raw.n, text, offset: raw.offset, ...(json === undefined ? {} : { json }) };
+  // Two literals, not a spread of `{}` or `{ json }`: one object per line, not three.
+  return json === undefined ? { n: raw.n, text, offset: raw.offset } : { n: raw.n, text, offset: raw.offset, json };
 }
 
 /** Every line of a complete output. */
