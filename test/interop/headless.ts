@@ -12,18 +12,44 @@ export interface OneShotResult {
   readonly stdout: string;
   readonly stderr: string;
   readonly ms: number;
+  /** When stdin was closed, in ms after the start; undefined when it was open until the exit. */
+  readonly stdinClosedMs: number | undefined;
+}
+
+export interface HeadlessOptions {
+  readonly boundMs: number;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Names the call in the error a bound gives. */
+  readonly what?: string;
+  /** Written to stdin before it is closed. */
+  readonly stdin?: string;
+  /** Asked every 100 ms: stdin stays open while it says so. Absent: closed at once. */
+  readonly holdOpen?: () => boolean;
 }
 
 /**
- * `argv` in the sandbox's folder, as a CI step runs it: stdin closed at once, stdout and stderr
- * pipes, no terminal anywhere. Rejects, after killing the whole group, when it still runs at
- * `boundMs`: a headless call must never wait for input. `what` names it in that error.
+ * `argv` in the sandbox's folder, as a CI step or a bridge runs it: stdout and stderr pipes, no
+ * terminal anywhere, `stdin` written and then closed (at once, or once `holdOpen` says no more).
+ * Rejects, after killing the whole group, when it still runs at `boundMs`: a headless call must
+ * never wait for input.
  */
-export function headlessCall(sb: Sandbox, argv: readonly string[], o: { boundMs: number; env?: NodeJS.ProcessEnv; what?: string }): Promise<OneShotResult> {
+export function headlessCall(sb: Sandbox, argv: readonly string[], o: HeadlessOptions): Promise<OneShotResult> {
   const [file = "", ...args] = argv;
   const started = Date.now();
   const child = spawn(file, args, { cwd: sb.dir, env: { ...sb.env, ...o.env }, stdio: ["pipe", "pipe", "pipe"], detached: true });
-  child.stdin.end();
+  // A child that exits without reading leaves the pipe broken: nothing to report.
+  child.stdin.on("error", () => undefined);
+  if (o.stdin !== undefined) child.stdin.write(o.stdin);
+  let stdinClosedMs: number | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  const close = (): void => {
+    clearInterval(poll);
+    if (stdinClosedMs !== undefined) return;
+    stdinClosedMs = Date.now() - started;
+    child.stdin.end();
+  };
+  if (o.holdOpen === undefined) close();
+  else poll = setInterval(() => void (o.holdOpen?.() === true || close()), 100);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -40,7 +66,8 @@ export function headlessCall(sb: Sandbox, argv: readonly string[], o: { boundMs:
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(bound);
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Date.now() - started });
+      clearInterval(poll);
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Date.now() - started, stdinClosedMs });
     });
   });
 }

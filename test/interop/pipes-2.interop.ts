@@ -12,7 +12,7 @@ import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { headlessCall, oneShot, THREAD } from "./headless.js";
 import { sessionsByKey, startsOf } from "./keyed-sessions.js";
 import { describePipes } from "./pipes-suite.js";
-import { CALL_MS, carried, normalise, pipedAgents, pipedCall } from "./pipes-support.js";
+import { CALL_MS, carried, normalise, pipedAgents } from "./pipes-support.js";
 import { closedPort, endStrays, pinned, realSandbox } from "./support.js";
 
 describePipes(pipedAgents("opencode", "qwen", "pi", "omp"));
@@ -50,7 +50,7 @@ describe(`Amp ${pinned("@ampcode/cli")}, one-shot on pipes (offline: the argv, a
 
     // The message on stdin: sessionpin reads it (the commit's `echo "piped msg" | sessionpin run
     // --key t2 -- amp -x --stream-json`, which waited for ever in a PTY) and hands it over in argv.
-    const piped = await pipedCall(sb, [process.execPath, CLI, "run", "--key", "pipes", "--", "amp", "-x", "--stream-json"], { boundMs: WAIT_MS * 2, stdin: `${THREAD[2]}\n` });
+    const piped = await headlessCall(sb, [process.execPath, CLI, "run", "--key", "pipes", "--", "amp", "-x", "--stream-json"], { boundMs: WAIT_MS * 2, stdin: `${THREAD[2]}\n` });
     expect(startsOf(sessionsByKey(sb).get("pipes")).at(-1)).toEqual(["amp", "--stream-json", "threads", "continue", id, "-x", THREAD[2]]);
     expect({ code: piped.code, stdout: piped.stdout, stderr: piped.stderr }).toEqual({ code: 1, stdout: "", stderr: bare.stderr });
     // Offline, no turn was taken: the pointer is as it was.
@@ -58,8 +58,8 @@ describe(`Amp ${pinned("@ampcode/cli")}, one-shot on pipes (offline: the argv, a
 
     // Cold, a key with nothing pinned: the bare `echo MSG | amp -x --stream-json` reads stdin
     // itself; both fail on the network the same way.
-    const cold = await pipedCall(sb, [process.execPath, CLI, "run", "--key", "cold", "--", "amp", "-x", "--stream-json"], { boundMs: WAIT_MS * 2, stdin: `${THREAD[0]}\n` });
-    const bareCold = await pipedCall(bareSb, ["amp", "-x", "--stream-json"], { boundMs: WAIT_MS * 2, stdin: `${THREAD[0]}\n` });
+    const cold = await headlessCall(sb, [process.execPath, CLI, "run", "--key", "cold", "--", "amp", "-x", "--stream-json"], { boundMs: WAIT_MS * 2, stdin: `${THREAD[0]}\n` });
+    const bareCold = await headlessCall(bareSb, ["amp", "-x", "--stream-json"], { boundMs: WAIT_MS * 2, stdin: `${THREAD[0]}\n` });
     expect(bareCold.stderr).toMatch(/^Error: Couldn't connect to the Amp server at http:\/\/127\.0\.0\.1:\d+\./);
     expect({ code: cold.code, stdout: cold.stdout, stderr: cold.stderr.replace(/:\d+\./, ":<port>.") }).toEqual({ code: bareCold.code, stdout: bareCold.stdout, stderr: bareCold.stderr.replace(/:\d+\./, ":<port>.") });
     console.log(`amp on pipes (ms): ${[got.ms, bare.ms, piped.ms, cold.ms, bareCold.ms].join(", ")}`);

@@ -21,7 +21,7 @@ import { Cleanup, cwdOf } from "../e2e/support.js";
 import { CLI, type Sandbox } from "../helpers/sandbox.js";
 import { converse, headlessCall, oneShot, THREAD, type OneShotResult } from "./headless.js";
 import { sessionsByKey, startsOf } from "./keyed-sessions.js";
-import { CALL_MS, carried, normalise, pipedCall, sessionIn, type PipedAgent, type PipedResult, type Turn } from "./pipes-support.js";
+import { CALL_MS, carried, normalise, sessionIn, type PipedAgent, type Turn } from "./pipes-support.js";
 import { fakeApiPerTest, realSandbox } from "./support.js";
 
 /** What the fake model API answers each message of THREAD in one conversation. */
@@ -42,8 +42,8 @@ export function describePipes(agents: readonly PipedAgent[]): void {
         return sb;
       };
       /** `sessionpin run --key <key> -- <argv>` with pipes all round, `stdin` piped in. */
-      const piped = (sb: Sandbox, key: string, argv: readonly string[], o: { stdin?: string; holdOpen?: () => boolean } = {}): Promise<PipedResult> =>
-        pipedCall(sb, [process.execPath, CLI, "run", "--key", key, "--", ...argv], { boundMs: CALL_MS, ...o });
+      const piped = (sb: Sandbox, key: string, argv: readonly string[], o: { stdin?: string; holdOpen?: () => boolean } = {}): Promise<OneShotResult> =>
+        headlessCall(sb, [process.execPath, CLI, "run", "--key", key, "--", ...argv], { boundMs: CALL_MS, ...o });
       /** The conversation turns `call` made the fake API receive, with its result. */
       const turnsOf = async <R>(call: () => Promise<R>): Promise<{ result: R; turns: Turn[] }> => {
         const before = fake().turns().length;
@@ -105,7 +105,7 @@ export function describePipes(agents: readonly PipedAgent[]): void {
           if (i === 0) {
             // The bare agent reads the same message from its stdin.
             const bareSb = await sandbox();
-            const bare = await turnsOf(() => pipedCall(bareSb, agent.bareFromStdin, { boundMs: CALL_MS, stdin: THREAD[0] }));
+            const bare = await turnsOf(() => headlessCall(bareSb, agent.bareFromStdin, { boundMs: CALL_MS, stdin: THREAD[0] }));
             expect(bare.turns).toEqual(cold.turns);
             expect(bare.result.code).toBe(0);
             expect(normalise(cold.result.stdout, sb)).toBe(normalise(bare.result.stdout, bareSb));
@@ -128,7 +128,7 @@ export function describePipes(agents: readonly PipedAgent[]): void {
           let atClose: number | undefined;
           // An agent that ignores stdin asks the model with stdin still open: held until then
           // (one that waited would run into the bound). A waiting one is held HOLD_MS.
-          const result = await pipedCall(sb, argv, {
+          const result = await headlessCall(sb, argv, {
             boundMs: CALL_MS,
             holdOpen: () => {
               const turns = fake().turns().length - before;
@@ -160,7 +160,7 @@ export function describePipes(agents: readonly PipedAgent[]): void {
         // sessionpin adds nothing to the agent's own output, its command line as written.
         expect(normalise(got.result.stdout, sb)).toBe(normalise(bare.result.stdout, bareSb));
         expect(normalise(got.result.stderr, sb)).toBe(normalise(bare.result.stderr, bareSb));
-        const closed = (r: PipedResult): string => (r.stdinClosedMs === undefined ? "open until the exit" : `closed at ${r.stdinClosedMs} ms`);
+        const closed = (r: OneShotResult): string => (r.stdinClosedMs === undefined ? "open until the exit" : `closed at ${r.stdinClosedMs} ms`);
         console.log(`${agent.name} on pipes, stdin left open: bare ${bare.result.ms} ms (stdin ${closed(bare.result)}), sessionpin ${got.result.ms} ms (stdin ${closed(got.result)})`);
       }, 2 * CALL_MS + 10_000);
 

@@ -4,7 +4,6 @@
  * message in argv and without one, how it treats a stdin left open), a call with pipes all round
  * as a CI step or a bridge makes it, and one normaliser that makes two runs' output comparable.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { cwdOf, WAIT_MS } from "../e2e/support.js";
@@ -15,7 +14,6 @@ import { FakeAnthropic, userTexts } from "./fake-anthropic.js";
 import { FakeChat, type RecordedChatRequest } from "./fake-chat.js";
 import { FakeOpenAI, messagesOf } from "./fake-openai.js";
 import { FakeGemini, geminiEnv, writeGeminiSettings } from "./gemini-support.js";
-import type { OneShotResult } from "./headless.js";
 import { opencodeEnv, userTurns, writeOpencodeConfig } from "./opencode-support.js";
 import { MODEL, piEnv, writeOmpConfig, writePiConfig } from "./pi-family-support.js";
 import { qwenChats, qwenEnv, writeQwenSettings } from "./qwen-support.js";
@@ -289,55 +287,6 @@ export function pipedAgents(...names: readonly string[]): PipedAgent[] {
 
 /** One call's bound: a cold real CLI takes 1–20 s on this loaded 2-core machine. */
 export const CALL_MS = WAIT_MS * 4;
-
-export interface PipedResult extends OneShotResult {
-  /** When stdin was closed, in ms after the start; undefined when it was open until the exit. */
-  readonly stdinClosedMs: number | undefined;
-}
-
-/**
- * `argv` in the sandbox's folder with pipes all round, as a CI step or a bridge runs it: `stdin`
- * written, then closed at once, or only once `holdOpen` (asked every 100 ms) says no more. Bounded
- * like headlessCall: at `boundMs` the group is killed and the promise rejects.
- */
-export function pipedCall(sb: Sandbox, argv: readonly string[], o: { boundMs: number; stdin?: string; holdOpen?: () => boolean }): Promise<PipedResult> {
-  const [file = "", ...args] = argv;
-  const started = Date.now();
-  const child = spawn(file, args, { cwd: sb.dir, env: sb.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
-  // A child that exits without reading leaves the pipe broken: nothing to report.
-  child.stdin.on("error", () => undefined);
-  if (o.stdin !== undefined) child.stdin.write(o.stdin);
-  let stdinClosedMs: number | undefined;
-  let poll: NodeJS.Timeout | undefined;
-  const close = (): void => {
-    clearInterval(poll);
-    if (stdinClosedMs !== undefined) return;
-    stdinClosedMs = Date.now() - started;
-    child.stdin.end();
-  };
-  if (o.holdOpen === undefined) close();
-  else poll = setInterval(() => void (o.holdOpen?.() === true || close()), 100);
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-  child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-  return new Promise((resolve, reject) => {
-    const bound = setTimeout(() => {
-      try {
-        process.kill(-(child.pid ?? 0), "SIGKILL");
-      } catch {
-        // already gone
-      }
-      reject(new Error(`${argv.join(" ")} still ran after ${o.boundMs} ms; stderr: ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
-    }, o.boundMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(bound);
-      clearInterval(poll);
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Date.now() - started, stdinClosedMs });
-    });
-  });
-}
 
 /**
  * Output made comparable across two runs of the same call in two sandboxes: what is bound to
