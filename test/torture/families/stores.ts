@@ -24,14 +24,14 @@ export const stores: Family = {
       const sb = new Sandbox();
       try {
         if (kind === "gemini-plan") await attempt(`plan -- gemini, projects.json ${geminiRegistry(context, sb, forced)} (#${i})`, () => geminiPlan(context, sb));
-        if (kind === "gemini-run") await attempt(`run -- gemini, projects.json ${geminiRegistry(context, sb, forced)} (#${i})`, () => geminiRun(context, sb));
+        if (kind === "gemini-run") await attempt(`run -- gemini, projects.json ${geminiRegistry(context, sb, forced)} (#${i})`, () => agentRun(context, sb, "gemini", "sleep 0.6"));
         if (kind === "gemini-sigterm") await attempt(`SIGTERM to run -- gemini, projects.json a FIFO (#${i})`, () => geminiSigterm(sb));
         if (kind === "claude-run") {
           const attack = CLAUDE_ATTACKS.find((a) => a === forced) ?? pick(context.random, CLAUDE_ATTACKS);
           await attempt(`run -- claude, ${attack} in its store while it runs (#${i})`, () => claudeRun(context, sb, attack));
         }
         if (kind === "codex-plan") await attempt(`plan -- codex, ${codexStore(context, sb, forced)} (#${i})`, () => codexPlan(context, sb));
-        if (kind === "opencode-run") await attempt(`run -- opencode, its log ${opencodeLog(context, sb, forced)} (#${i})`, () => opencodeRun(context, sb));
+        if (kind === "opencode-run") await attempt(`run -- opencode, its log ${opencodeLog(context, sb, forced)} (#${i})`, () => agentRun(context, sb, "opencode", "sleep 1.2"));
       } finally {
         sb.cleanup();
       }
@@ -108,12 +108,13 @@ async function geminiPlan(c: Context, sb: Sandbox): Promise<void> {
   check(mode === "warm" || mode === "cold", `plan mode ${String(mode)}`);
 }
 
-async function geminiRun(c: Context, sb: Sandbox): Promise<void> {
+/** `run -- <name>` of a fake agent that runs `script` and exits with a random code: its output and code come through. */
+async function agentRun(c: Context, sb: Sandbox, name: string, script: string): Promise<void> {
   const code = 1 + Math.floor(c.random() * 100);
-  const env = agent(sb, "gemini", "sleep 0.6", code);
-  const result = await sessionpin(["run", "--", "gemini"], { cwd: sb.dir, env, deadlineMs: DEADLINE_MS });
+  const env = agent(sb, name, script, code);
+  const result = await sessionpin(["run", "--", name], { cwd: sb.dir, env, deadlineMs: DEADLINE_MS });
   checkEnded(result, "run");
-  check(result.stdout.includes("fake gemini done"), `the agent's output did not come through: ${result.stdout.slice(0, 300)}`);
+  check(result.stdout.includes(`fake ${name} done`), `the agent's output did not come through: ${result.stdout.slice(0, 300)}`);
   check(result.code === code, `exit ${result.code}, the agent's was ${code}`);
 }
 
@@ -212,13 +213,4 @@ function readdirHasLinks(root: string): boolean {
 
 function opencodeLog(c: Context, sb: Sandbox, forced: string | undefined): string {
   return hostile(c.random, join(sb.home, ".local", "share", "opencode", "log", "opencode.log"), ["a FIFO", "a link to /dev/zero", "a link to a FIFO", "a folder", "a link loop"], forced);
-}
-
-async function opencodeRun(c: Context, sb: Sandbox): Promise<void> {
-  const code = 1 + Math.floor(c.random() * 100);
-  const env = agent(sb, "opencode", "sleep 1.2", code);
-  const result = await sessionpin(["run", "--", "opencode"], { cwd: sb.dir, env, deadlineMs: DEADLINE_MS });
-  checkEnded(result, "run");
-  check(result.stdout.includes("fake opencode done"), `the agent's output did not come through: ${result.stdout.slice(0, 300)}`);
-  check(result.code === code, `exit ${result.code}, the agent's was ${code}`);
 }
