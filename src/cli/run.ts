@@ -92,7 +92,8 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
   // that sees this runs the real agent straight (src/shim/script.ts).
   const env: NodeJS.ProcessEnv = { ...process.env, SESSIONPIN_RUN_PID: String(process.pid) };
   const cwd = process.cwd();
-  const outer: OuterSide = transport === "pty" ? new OuterTerminal() : new PipedOuter();
+  const piped = transport === "pipes" ? new PipedOuter() : undefined;
+  const outer: OuterSide = piped ?? new OuterTerminal();
   // Typed input is read from here on, so nothing typed before the agent is up gets lost. Piped
   // input waits until it is known whether it is the run's message.
   const typed = process.stdin.isTTY === true;
@@ -136,7 +137,7 @@ export async function runCommand(argv: readonly string[], hooks: RunHooks = {}):
           promptQuietMs: checked.promptQuietMs,
           promptMaxWaitMs: PROMPT_MAX_WAIT_MS,
           spawn: (agentArgv, options) => {
-            const agent = transport === "pty" ? spawnAgent(agentArgv, options) : spawnPiped(agentArgv, { ...options, stdin: prompt.fromStdin ? "ignore" : "inherit" });
+            const agent = piped === undefined ? spawnAgent(agentArgv, options) : spawnPiped(agentArgv, { ...options, stdin: prompt.fromStdin ? "ignore" : "inherit", outer: piped });
             hooks.onStart?.();
             return agent;
           },

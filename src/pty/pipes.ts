@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import { constants } from "node:os";
+import type { Readable } from "node:stream";
 import { SessionpinError } from "../errors.js";
+import { agentPipes } from "./fifo.js";
 import type { AgentPty, ExitStatus, OutputStream, SpawnOptions } from "./host.js";
 import { signalGroup } from "./signals.js";
 import type { OuterSide } from "./terminal.js";
@@ -13,21 +16,43 @@ import type { OuterSide } from "./terminal.js";
  * PTY's session leader does, so that a signal reaches what it started, and once: a ^C at a
  * terminal goes to sessionpin's group only, and is passed on.
  */
-export function spawnPiped(argv: readonly string[], options: SpawnOptions & { readonly stdin: "inherit" | "ignore" }): AgentPty {
+export function spawnPiped(argv: readonly string[], options: SpawnOptions & { readonly stdin: "inherit" | "ignore"; readonly outer: PipedOuter }): AgentPty {
   const [file, ...args] = argv;
   if (file === undefined) throw new Error("spawnPiped needs a command");
-  const child = spawn(file, args, { cwd: options.cwd, env: { ...options.env }, stdio: [options.stdin, "pipe", "pipe"], detached: true });
+  const pipes = agentPipes();
+  let child;
+  try {
+    child = spawn(file, args, { cwd: options.cwd, env: { ...options.env }, stdio: [options.stdin, pipes?.stdout.write ?? "pipe", pipes?.stderr.write ?? "pipe"], detached: true });
+  } catch (error) {
+    for (const pipe of pipes === undefined ? [] : [pipes.stdout, pipes.stderr]) pipe.read.destroy();
+    throw error;
+  } finally {
+    // The agent holds the write ends now: ours would keep its pipes open after it exited.
+    for (const pipe of pipes === undefined ? [] : [pipes.stdout, pipes.stderr]) closeSync(pipe.write);
+  }
+  const streams: Readonly<Record<OutputStream, Readable>> = pipes === undefined
+    ? { stdout: child.stdout as Readable, stderr: child.stderr as Readable }
+    : { stdout: pipes.stdout.read, stderr: pipes.stderr.read };
   const listeners: Array<(chunk: Buffer, stream: OutputStream) => void> = [];
   const deliver = (stream: OutputStream) => (chunk: Buffer): void => {
     for (const listener of listeners) listener(chunk, stream);
   };
-  child.stdout.on("data", deliver("stdout"));
-  child.stderr.on("data", deliver("stderr"));
+  streams.stdout.on("data", deliver("stdout"));
+  streams.stderr.on("data", deliver("stderr"));
+  // Our reader went away (`… | head -1`): so does the agent's, as if it wrote into that pipe
+  // itself. Its next write fails (SIGPIPE, or EPIPE where it ignores that) and it ends as it
+  // would there, instead of writing for ever into nowhere (`yes`).
+  options.outer.onReaderGone((stream) => streams[stream].destroy());
+  const closed = Promise.all(Object.values(streams).map((stream) => new Promise<void>((resolve) => {
+    if (stream.destroyed) resolve();
+    else stream.once("close", () => resolve());
+  })));
   const exited = new Promise<ExitStatus>((resolve) => {
     let status: ExitStatus | undefined;
     const done = (): void => resolve(status ?? { exitCode: 1, signal: 0 });
     child.once("error", (error: NodeJS.ErrnoException) => {
       status = { exitCode: error.code === "ENOENT" ? 127 : 126, signal: 0 };
+      for (const stream of Object.values(streams)) stream.destroy();
       done();
     });
     child.once("exit", (code, signal) => {
@@ -35,10 +60,9 @@ export function spawnPiped(argv: readonly string[], options: SpawnOptions & { re
       // The pipes close once the last writer does: a child the agent left running may hold them
       // for ever. Whatever came before the agent's exit is read; after a moment, they are let go.
       const late = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        for (const stream of Object.values(streams)) stream.destroy();
       }, STRAGGLER_MS);
-      child.once("close", () => {
+      void closed.then(() => {
         clearTimeout(late);
         done();
       });
@@ -54,12 +78,12 @@ export function spawnPiped(argv: readonly string[], options: SpawnOptions & { re
     },
     onData: (listener) => void listeners.push(listener),
     pause: () => {
-      child.stdout.pause();
-      child.stderr.pause();
+      streams.stdout.pause();
+      streams.stderr.pause();
     },
     resume: () => {
-      child.stdout.resume();
-      child.stderr.resume();
+      streams.stdout.resume();
+      streams.stderr.resume();
     },
     exited,
   };
@@ -78,18 +102,31 @@ export class PipedOuter implements OuterSide {
   readonly streamsApart = true;
   readonly #gone = new Set<OutputStream>();
   readonly #drainListeners: Array<() => void> = [];
+  readonly #goneListeners: Array<(stream: OutputStream) => void> = [];
 
   constructor(private readonly streams: Readonly<Record<OutputStream, NodeJS.WritableStream>> = { stdout: process.stdout, stderr: process.stderr }) {}
 
   open(): void {
-    // A reader that went away (`… | head -1`) must not stop the agent, nor crash sessionpin:
-    // output to it goes nowhere from then on, and capture goes on.
+    // A reader that went away (`… | head -1`) must not crash sessionpin, nor leave the agent
+    // paused for a drain that never comes: output to it goes nowhere from then on, and the
+    // agent's own pipe is closed the same way (spawnPiped).
+    // A pipe's reader gone is EPIPE; a socket's (a bridge that spawned sessionpin) may be a
+    // plain close, after which writes fail with no error event at all.
     for (const stream of ["stdout", "stderr"] as const) {
-      this.streams[stream].on("error", () => {
+      const gone = (): void => {
+        if (this.#gone.has(stream)) return;
         this.#gone.add(stream);
+        for (const listener of this.#goneListeners) listener(stream);
         for (const listener of this.#drainListeners) listener();
-      });
+      };
+      this.streams[stream].on("error", gone);
+      this.streams[stream].on("close", gone);
     }
+  }
+
+  /** `listener` hears of each stream whose reader went away, once. */
+  onReaderGone(listener: (stream: OutputStream) => void): void {
+    this.#goneListeners.push(listener);
   }
 
   size(): { cols: number; rows: number } {

@@ -135,3 +135,31 @@ describe("--pty and --no-pty", () => {
     expect(existsSync(sb.pointer)).toBe(false);
   });
 });
+
+describe("the agent's stdout and stderr are pipes, as a shell gives them", () => {
+  /** `bash -c SCRIPT` with `$AGENT` the agent's command bare, or through `sessionpin run --`: what a CI step sees. */
+  function step(sb: Sandbox, script: string, through: boolean) {
+    const agent = through ? `'${process.execPath}' '${CLI}' run --pointer '${sb.pointer}' --` : "";
+    const result = spawnSync("bash", ["-c", script.replaceAll("$AGENT", agent)], { cwd: sb.dir, env: sb.env, encoding: "utf8", timeout: WAIT_MS });
+    if (result.error !== undefined) throw result.error;
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it("an agent's own `> /dev/stdout` and `> /dev/stderr` work, as they do bare (Node's socket pairs refuse them)", () => {
+    const sb = cleanup.sandbox();
+    // The test's own stdio are Node's sockets too: the step's are made pipes, as a CI runner's are.
+    const script = `$AGENT sh -c 'echo out > /dev/stdout && echo err > /dev/stderr && stat -L -c %F /dev/stdout' 2> >(cat >&2) | cat`;
+    const bare = step(sb, script, false);
+    expect(bare).toEqual({ status: 0, stdout: "out\nfifo\n", stderr: "err\n" });
+    expect(step(sb, script, true)).toEqual(bare);
+  });
+
+  it("a reader that goes away (`| head -1`) ends the agent as it does bare: `yes` by SIGPIPE (141), not never", () => {
+    const sb = cleanup.sandbox();
+    for (const script of ["$AGENT yes | head -1; echo \"exit ${PIPESTATUS[0]}\"", "$AGENT sh -c 'yes >&2' 2>&1 | head -1; echo \"exit ${PIPESTATUS[0]}\""]) {
+      const bare = step(sb, script, false);
+      expect(bare.stdout).toBe("y\nexit 141\n");
+      expect(step(sb, script, true)).toEqual(bare);
+    }
+  });
+});
