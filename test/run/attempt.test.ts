@@ -120,6 +120,43 @@ describe("one attempt, live loop", () => {
     expect(await noPrompt.outcome).not.toHaveProperty("rejected");
   });
 
+  it("a warm one-shot run's stdout is held until the agent shows a session, and a rejected one's goes to stderr", async () => {
+    const held = { ...WARM, holdStdout: true };
+    const shown = (screen: FakeScreen): string => Buffer.concat(screen.shown).toString();
+    const answered = attempt({ warm: held });
+    answered.screen.streamsApart = true;
+    answered.agent.print("thinking\n");
+    answered.agent.print("warning\n", "stderr");
+    expect(shown(answered.screen)).toBe("");
+    expect(Buffer.concat(answered.screen.stderr).toString()).toBe("warning\n");
+    const other = "1b2c3d4e-5f60-4718-8293-a4b5c6d7e8f9";
+    answered.agent.print(`Session ID: ${other}\n`);
+    expect(shown(answered.screen)).toBe(`thinking\nSession ID: ${other}\n`);
+    answered.agent.end(0);
+    expect(await answered.outcome).not.toHaveProperty("rejected");
+
+    const refused = attempt({ warm: held });
+    refused.screen.streamsApart = true;
+    refused.agent.print(`No conversation found with session ID: ${ID}\n`);
+    refused.agent.end(1);
+    expect((await refused.outcome).rejected).toContain("No conversation found");
+    expect(shown(refused.screen)).toBe("");
+    expect(Buffer.concat(refused.screen.stderr).toString()).toBe(`No conversation found with session ID: ${ID}\n`);
+    expect(refused.clock.pending).toBe(0);
+  });
+
+  it("held stdout goes out once the fallback window has passed", async () => {
+    const { clock, agent, screen, outcome } = attempt({ warm: { ...WARM, holdStdout: true } });
+    screen.streamsApart = true;
+    agent.print("answer\n");
+    clock.advance(9_999);
+    expect(screen.shown).toEqual([]);
+    clock.advance(1);
+    expect(Buffer.concat(screen.shown).toString()).toBe("answer\n");
+    agent.end(0);
+    expect(await outcome).not.toHaveProperty("rejected");
+  });
+
   it("types the prompt once, after the output went quiet, as a bracketed paste then Enter", async () => {
     const { clock, agent, outcome } = attempt({ prompt: { text: "fix the build", quietMs: 300, maxWaitMs: 20_000 } });
     agent.print("welcome\r\n");
