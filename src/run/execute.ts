@@ -7,9 +7,9 @@ import { SessionTracker, type PinEvent } from "../engine/tracker.js";
 import { storeHome } from "../home.js";
 import type { Logger } from "../log/logger.js";
 import type { Pointer } from "../pointer/schema.js";
-import { runAttempt, type AttemptOptions, type AttemptOutcome } from "./attempt.js";
+import { runAttempt, type AttemptBase, type AttemptOutcome } from "./attempt.js";
 import { driveSession } from "./locks.js";
-import type { AgentCall, SessionOptions, Talk } from "./options.js";
+import type { AgentCall, Launch, SessionOptions, Talk, TypedPrompt } from "./options.js";
 import { PointerPin } from "./pin.js";
 import type { StartPlan } from "./plan.js";
 import { settle } from "./settle.js";
@@ -23,7 +23,7 @@ import { runUpfront } from "./upfront.js";
 export async function execute(
   o: SessionOptions,
   plugin: AgentPlugin,
-  base: Omit<AttemptOptions, "argv">,
+  base: AttemptBase,
   plan: StartPlan,
   history: Pointer["history"],
 ): Promise<AttemptOutcome> {
@@ -37,9 +37,9 @@ export async function execute(
   let created: Awaited<ReturnType<typeof runUpfront>> | undefined;
   if (plan.upfront !== undefined) {
     const abort = new AbortController();
-    base.relay.attach(() => abort.abort());
+    base.wiring.relay.attach(() => abort.abort());
     created = await runUpfront(o.agent.command, plan.upfront.args, plan.upfront.parse, { env: o.agent.env, cwd: o.agent.cwd, abort: abort.signal });
-    base.relay.detach();
+    base.wiring.relay.detach();
   }
   // Made once the up-front step is over, so its width is the terminal's at launch.
   const extractor = new Extractor(plugin, new SessionTracker(warm && { id: warm.id, state: warm.state, rule: warm.source.rule }), o.talk.terminal.size().cols);
@@ -63,7 +63,7 @@ export async function execute(
       o.report.log.warn(`${"error" in created ? created.error : `not a ${plugin.name} ID`}; running the command as given, nothing can be pinned up front`);
     }
   }
-  const stopRequested = (): NodeJS.Signals | undefined => base.relay.stopRequested;
+  const stopRequested = (): NodeJS.Signals | undefined => base.wiring.relay.stopRequested;
   const driver = known === undefined || stopRequested() !== undefined
     ? undefined
     : await driveSession(known, { env: o.agent.env, agent: plugin.name, clock: o.time.clock, waitLockMs: o.policy.waitLockMs, log: o.report.log, stopRequested }).catch((error: unknown) => {
@@ -89,7 +89,7 @@ export async function execute(
 
 function launch(
   o: SessionOptions,
-  base: Omit<AttemptOptions, "argv">,
+  base: AttemptBase,
   plan: StartPlan,
   args: readonly string[],
   extractor: Extractor,
@@ -98,7 +98,7 @@ function launch(
   const warm = plan.mode === "warm";
   return runAttempt({
     ...base,
-    argv: [o.agent.command, ...args],
+    launch: launchOf(o.agent, args),
     capture: {
       extractor,
       onPin: pin,
@@ -106,7 +106,7 @@ function launch(
       oneShot: plan.oneShot,
     },
     ...(plan.promptVia === "pty" && plan.prompt !== undefined ? { prompt: promptOf(o.talk, plan.prompt) } : {}),
-    ...(warm ? { fallbackWindowMs: o.policy.fallbackWindowMs, dropInput: !o.talk.terminal.isTTY, holdStdout: plan.oneShot && o.talk.terminal.streamsApart } : {}),
+    ...(warm ? { warm: { fallbackWindowMs: o.policy.fallbackWindowMs, dropInput: !o.talk.terminal.isTTY, holdStdout: plan.oneShot && o.talk.terminal.streamsApart } } : {}),
   });
 }
 
@@ -117,8 +117,13 @@ export function notStarted(log: Logger, signal: NodeJS.Signals): AttemptOutcome 
 }
 
 /** The prompt sessionpin types, with how the run types it. */
-export function promptOf(talk: Talk, text: string): NonNullable<AttemptOptions["prompt"]> {
+export function promptOf(talk: Talk, text: string): TypedPrompt {
   return { text, quietMs: talk.promptQuietMs, maxWaitMs: talk.promptMaxWaitMs };
+}
+
+/** What an attempt starts: the agent's command with these arguments, in the run's folder and environment. */
+export function launchOf(agent: AgentCall, args: readonly string[]): Launch {
+  return { argv: [agent.command, ...args], cwd: agent.cwd, env: agent.env };
 }
 
 /** For the agent's on-disk session store. */

@@ -1,13 +1,17 @@
-import type { AgentPlugin } from "../agents/types.js";
+import type { AgentPlugin, RunContext } from "../agents/types.js";
 import type { Clock } from "../clock.js";
+import type { Extractor } from "../engine/extract.js";
+import type { PinEvent } from "../engine/tracker.js";
 import type { Logger } from "../log/logger.js";
+import type { AgentPty, SpawnOptions } from "../pty/host.js";
+import type { SignalRelay } from "../pty/signals.js";
 import type { OuterSide } from "../pty/terminal.js";
-import type { AttemptOptions, Screen } from "./attempt.js";
 import type { Sink } from "./sinks.js";
 
 /**
- * The groups `run`'s options come in, each named for the question it answers; a module that needs
- * one group takes that group. What the next start does rests on the first three (see decide-start.ts).
+ * The groups `run`'s options come in, and those of its attempts (attempt.ts), each named for the
+ * question it answers; a module that needs one group takes that group. What the next start does
+ * rests on the first three (see decide-start.ts).
  */
 
 /** What to run: the agent's command as the user wrote it, in which folder, with which environment. */
@@ -47,11 +51,16 @@ export interface StartQuestion {
   readonly pointer: PointerPlace;
 }
 
+/** sessionpin's own side as an attempt uses it: a terminal, or pipes. */
+export type Screen = Pick<OuterSide, "size" | "attach" | "detach" | "write">;
+
+/** Starts the agent; a real PTY (spawnAgent) unless a test passes its own. */
+export type Spawner = (argv: readonly string[], options: SpawnOptions) => AgentPty;
+
 /** How sessionpin talks with the agent: the terminal (or pipes) and how the prompt is typed. */
 export interface Talk {
   readonly terminal: Screen & Pick<OuterSide, "onResize" | "onDrain" | "isTTY" | "streamsApart">;
-  /** Starts the agent; a real PTY unless a test passes its own. */
-  readonly spawn?: AttemptOptions["spawn"];
+  readonly spawn?: Spawner;
   /** The prompt is typed once the agent's output was quiet this long, or at the latest after promptMaxWaitMs. */
   readonly promptQuietMs: number;
   readonly promptMaxWaitMs: number;
@@ -89,4 +98,48 @@ export interface SessionOptions extends StartQuestion {
   readonly report: Report;
   readonly policy: Policy;
   readonly time: Time;
+}
+
+/** What one attempt starts: the agent's argv, in the run's folder and environment. */
+export interface Launch extends Pick<AgentCall, "cwd" | "env"> {
+  readonly argv: readonly string[];
+}
+
+/** What an attempt's agent is connected to: sessionpin's screen (or pipes), its signals, and who holds the running agent. */
+export interface Wiring {
+  readonly terminal: Screen;
+  readonly spawn?: Spawner;
+  readonly relay: Pick<SignalRelay, "attach" | "detach" | "stopRequested">;
+  /** Receives the running agent, for resize and flow control; undefined once it exited. */
+  readonly onSpawn: (agent: AgentPty | undefined) => void;
+}
+
+/** What reads the agent's output (and its on-disk store) for the session ID, and where the pins go. */
+export interface Capturing {
+  readonly extractor: Extractor;
+  readonly onPin: (event: PinEvent) => void;
+  /** For the agent's on-disk session store. */
+  readonly context: RunContext;
+  /** The agent answers once and exits: see StoreWatch. */
+  readonly oneShot?: boolean;
+}
+
+/** The prompt sessionpin types into the PTY once the agent's output goes quiet. */
+export interface TypedPrompt {
+  readonly text: string;
+  readonly quietMs: number;
+  readonly maxWaitMs: number;
+}
+
+/** How a warm start guards the stored ID it resumes, and the message it must not send again. */
+export interface Warm {
+  /** How long a failure still means the stored ID was rejected. */
+  readonly fallbackWindowMs: number;
+  /** Piped input is not passed on (a warm start must not send a piped prompt again). */
+  readonly dropInput: boolean;
+  /**
+   * A one-shot run's stdout is held while its output can still reject the ID, and goes to stderr
+   * if it did (see HeldStdout): only where stdout and stderr are apart (pipes).
+   */
+  readonly holdStdout: boolean;
 }

@@ -6,8 +6,8 @@ import type { Pointer } from "../pointer/schema.js";
 import { removeLeftoverTemps, setAside } from "../pointer/store.js";
 import { exitCodeOf, type AgentPty } from "../pty/host.js";
 import { SignalRelay } from "../pty/signals.js";
-import { runAttempt, type AttemptOptions } from "./attempt.js";
-import { execute, notStarted, promptOf } from "./execute.js";
+import { runAttempt, type AttemptBase } from "./attempt.js";
+import { execute, launchOf, notStarted, promptOf } from "./execute.js";
 import { lockPointer } from "./locks.js";
 import { decideStart, planContext, unpinnedStart } from "./decide-start.js";
 import type { SessionOptions } from "./options.js";
@@ -28,14 +28,17 @@ export async function runSession(o: SessionOptions): Promise<number> {
   });
   o.talk.terminal.onDrain(() => current?.resume());
   const relay = new SignalRelay();
-  const base: Omit<AttemptOptions, "argv"> = {
-    cwd: o.agent.cwd, env: o.agent.env, terminal: o.talk.terminal, relay, clock: o.time.clock, log: o.report.log,
-    ...(o.talk.spawn !== undefined ? { spawn: o.talk.spawn } : {}),
-    sinks: o.report.sinks ?? [],
-    // The pointer writes need no zod (src/pointer/check.ts): nothing is loaded while the agent starts.
-    onSpawn: (agent) => {
-      current = agent;
+  const base: AttemptBase = {
+    wiring: {
+      terminal: o.talk.terminal, relay,
+      ...(o.talk.spawn !== undefined ? { spawn: o.talk.spawn } : {}),
+      // The pointer writes need no zod (src/pointer/check.ts): nothing is loaded while the agent starts.
+      onSpawn: (agent) => {
+        current = agent;
+      },
     },
+    report: o.report,
+    time: o.time,
   };
   try {
     const why = whyUnpinned(o.agent.plugin, o.agent.command, o.agent.args);
@@ -52,7 +55,7 @@ export async function runSession(o: SessionOptions): Promise<number> {
 async function pinned(
   o: SessionOptions,
   plugin: AgentPlugin,
-  base: Omit<AttemptOptions, "argv">,
+  base: AttemptBase,
   relay: SignalRelay,
   report: Sinks,
 ): Promise<number> {
@@ -120,10 +123,10 @@ function lost(o: SessionOptions, id: string, why: string): boolean {
 }
 
 /** The agent without pinning: no plugin, a subcommand, an agent without IDs, or a pointer folder that cannot be used. */
-async function unpinned(o: SessionOptions, base: Omit<AttemptOptions, "argv">, why: Unpinned): Promise<number> {
+async function unpinned(o: SessionOptions, base: AttemptBase, why: Unpinned): Promise<number> {
   const plan = unpinnedStart(o, why, o.report.log);
   const typed = plan.promptVia === "pty" ? plan.prompt : undefined;
-  return exitCodeOf((await runAttempt({ ...base, argv: [o.agent.command, ...plan.args], ...(typed !== undefined ? { prompt: promptOf(o.talk, typed) } : {}) })).status);
+  return exitCodeOf((await runAttempt({ ...base, launch: launchOf(o.agent, plan.args), ...(typed !== undefined ? { prompt: promptOf(o.talk, typed) } : {}) })).status);
 }
 
 

@@ -1,5 +1,5 @@
 import type { AgentPty, ExitStatus, OutputStream } from "../../src/pty/host.js";
-import type { Screen } from "../../src/run/attempt.js";
+import type { Screen } from "../../src/run/options.js";
 
 /**
  * An agent without a process: the test prints for it and ends it, and reads what was typed and

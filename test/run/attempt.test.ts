@@ -13,6 +13,7 @@ import { omp, ompSessionDir } from "../../src/agents/omp.js";
 import { SessionTracker, type PinEvent } from "../../src/engine/tracker.js";
 import type { Logger } from "../../src/log/logger.js";
 import { runAttempt, type AttemptOptions } from "../../src/run/attempt.js";
+import type { Capturing, Warm } from "../../src/run/options.js";
 import { ManualClock } from "../helpers/clock.js";
 import { FakeScreen, FakeSpawner } from "../helpers/fake-pty.js";
 
@@ -20,7 +21,11 @@ const ID = "0f3c2a9e-5b7d-4e21-9c4a-8d6f1e2b3a40";
 const lines: string[] = [];
 const log: Logger = { info: (m) => void lines.push(m), warn: (m) => void lines.push(m), close: () => undefined };
 
-const captureOf = (plugin: AgentPlugin): NonNullable<AttemptOptions["capture"]> => ({
+const relay = { attach: () => undefined, detach: () => undefined, stopRequested: undefined };
+// A warm start on a terminal: input passes, stdout is not held.
+const WARM: Warm = { fallbackWindowMs: 10_000, dropInput: false, holdStdout: false };
+
+const captureOf = (plugin: AgentPlugin): Capturing => ({
   extractor: new Extractor(plugin, new SessionTracker({ id: ID, state: "confirmed", rule: "transcript" }), 67),
   onPin: () => undefined,
   context: { home: "/nonexistent-home", cwd: "/w", env: {} },
@@ -32,8 +37,10 @@ function attempt(extra: Partial<AttemptOptions> = {}) {
   const screen = new FakeScreen();
   const pins: PinEvent[] = [];
   const options: AttemptOptions = {
-    argv: ["claude", "--resume", ID], cwd: "/w", env: {}, terminal: screen, spawn: spawner.spawn,
-    relay: { attach: () => undefined, detach: () => undefined, stopRequested: undefined }, clock, log, onSpawn: () => undefined,
+    launch: { argv: ["claude", "--resume", ID], cwd: "/w", env: {} },
+    wiring: { terminal: screen, spawn: spawner.spawn, relay, onSpawn: () => undefined },
+    report: { log },
+    time: { clock },
     capture: {
       extractor: new Extractor(claude, new SessionTracker({ id: ID, state: "confirmed", rule: "transcript" }), 67),
       onPin: (event) => void pins.push(event),
@@ -71,7 +78,7 @@ describe("one attempt, live loop", () => {
   });
 
   it("a rejection inside the fallback window stops the agent: SIGTERM, then SIGKILL after the grace period", async () => {
-    const { clock, agent, outcome } = attempt({ fallbackWindowMs: 10_000 });
+    const { clock, agent, outcome } = attempt({ warm: WARM });
     clock.advance(1_000);
     agent.print(`No conversation found with session ID: ${ID}\r\n`);
     expect(agent.signals).toEqual(["SIGTERM"]);
@@ -84,7 +91,7 @@ describe("one attempt, live loop", () => {
   });
 
   it("the same text after the window, or after a turn was typed, rejects nothing", async () => {
-    const late = attempt({ fallbackWindowMs: 10_000 });
+    const late = attempt({ warm: WARM });
     late.clock.advance(10_000);
     late.agent.print(`No conversation found with session ID: ${ID}\r\n`);
     late.agent.end(1);
@@ -94,23 +101,60 @@ describe("one attempt, live loop", () => {
 
   it("a non-zero exit inside the window rejects an agent whose words for it are unknown; a transient text before it keeps the ID", async () => {
     const unsaid = { ...claude, saysRejected: false };
-    const failed = attempt({ fallbackWindowMs: 10_000, capture: captureOf(unsaid) });
+    const failed = attempt({ warm: WARM, capture: captureOf(unsaid) });
     failed.clock.advance(500);
     failed.agent.end(1);
     expect((await failed.outcome).rejected).toMatch(/exited with 1 after 500 ms, within the 10000 ms fallback window/);
 
     // Claude says when it has no such conversation: an exit without those words keeps the ID.
-    const said = attempt({ fallbackWindowMs: 10_000 });
+    const said = attempt({ warm: WARM });
     said.agent.print("API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\"}}\r\n");
     said.clock.advance(500);
     said.agent.end(1);
     expect(await said.outcome).not.toHaveProperty("rejected");
 
     // One of claude's transient texts: the failure says nothing about the session.
-    const noPrompt = attempt({ fallbackWindowMs: 10_000 });
+    const noPrompt = attempt({ warm: WARM });
     noPrompt.agent.print("Error: Provide a prompt to continue the conversation.\r\n");
     noPrompt.agent.end(1);
     expect(await noPrompt.outcome).not.toHaveProperty("rejected");
+  });
+
+  it("a warm one-shot run's stdout is held until the agent shows a session, and a rejected one's goes to stderr", async () => {
+    const held = { ...WARM, holdStdout: true };
+    const shown = (screen: FakeScreen): string => Buffer.concat(screen.shown).toString();
+    const answered = attempt({ warm: held });
+    answered.screen.streamsApart = true;
+    answered.agent.print("thinking\n");
+    answered.agent.print("warning\n", "stderr");
+    expect(shown(answered.screen)).toBe("");
+    expect(Buffer.concat(answered.screen.stderr).toString()).toBe("warning\n");
+    const other = "1b2c3d4e-5f60-4718-8293-a4b5c6d7e8f9";
+    answered.agent.print(`Session ID: ${other}\n`);
+    expect(shown(answered.screen)).toBe(`thinking\nSession ID: ${other}\n`);
+    answered.agent.end(0);
+    expect(await answered.outcome).not.toHaveProperty("rejected");
+
+    const refused = attempt({ warm: held });
+    refused.screen.streamsApart = true;
+    refused.agent.print(`No conversation found with session ID: ${ID}\n`);
+    refused.agent.end(1);
+    expect((await refused.outcome).rejected).toContain("No conversation found");
+    expect(shown(refused.screen)).toBe("");
+    expect(Buffer.concat(refused.screen.stderr).toString()).toBe(`No conversation found with session ID: ${ID}\n`);
+    expect(refused.clock.pending).toBe(0);
+  });
+
+  it("held stdout goes out once the fallback window has passed", async () => {
+    const { clock, agent, screen, outcome } = attempt({ warm: { ...WARM, holdStdout: true } });
+    screen.streamsApart = true;
+    agent.print("answer\n");
+    clock.advance(9_999);
+    expect(screen.shown).toEqual([]);
+    clock.advance(1);
+    expect(Buffer.concat(screen.shown).toString()).toBe("answer\n");
+    agent.end(0);
+    expect(await outcome).not.toHaveProperty("rejected");
   });
 
   it("types the prompt once, after the output went quiet, as a bracketed paste then Enter", async () => {
@@ -155,13 +199,18 @@ describe("one attempt, live loop", () => {
       const spawner = new FakeSpawner();
       const pins: PinEvent[] = [];
       const outcome = runAttempt({
-        argv: ["omp", "hello"], cwd: "/w", env: {}, terminal: new FakeScreen(),
-        // The agent is quicker than sessionpin: its file is there when spawn returns.
-        spawn: (argv) => {
-          session(ID);
-          return spawner.spawn(argv);
+        launch: { argv: ["omp", "hello"], cwd: "/w", env: {} },
+        wiring: {
+          terminal: new FakeScreen(),
+          // The agent is quicker than sessionpin: its file is there when spawn returns.
+          spawn: (argv) => {
+            session(ID);
+            return spawner.spawn(argv);
+          },
+          relay, onSpawn: () => undefined,
         },
-        relay: { attach: () => undefined, detach: () => undefined, stopRequested: undefined }, clock: new ManualClock(), log, onSpawn: () => undefined,
+        report: { log },
+        time: { clock: new ManualClock() },
         capture: { extractor: new Extractor(omp, new SessionTracker(), 67), onPin: (event) => void pins.push(event), context },
       });
       spawner.last.end(0);
