@@ -11,11 +11,11 @@ import { BlockScanner } from "../../src/fast/replay/blocks.js";
 import { relevanceRules } from "../../src/fast/replay/clues.js";
 import { readBlocks, RangeReader, type StretchScan } from "../../src/fast/replay/parallel.js";
 import { parallelReader } from "../../src/fast/replay/reader.js";
-import { stretchStarts } from "../../src/fast/replay/ranges.js";
-import type { ScanMessage } from "../../src/fast/replay/stretch.js";
+import { RANGE_READ_BYTES, stretchStarts } from "../../src/fast/replay/ranges.js";
+import { scanStretch, type ScanMessage } from "../../src/fast/replay/stretch.js";
 import { randomChunks, seeded } from "../helpers/random.js";
 import { ROOT } from "../helpers/sandbox.js";
-import { splitKeyRuns, transcript } from "../helpers/transcript.js";
+import { lookAlikeRuns, splitKeyRuns, transcript } from "../helpers/transcript.js";
 import { LONG, NESTED_TRAPS, nested, TRAPS } from "./traps.js";
 
 /**
@@ -87,24 +87,37 @@ function anySizes(bytes: Buffer, random: () => number): Buffer[] {
   return chunks;
 }
 
+/** How a stretch [start, end) of the file at `path` (`bytes`) is scanned into blocks. */
+type Scan = (plugin: AgentPlugin, path: string, bytes: Buffer, start: number, end: number) => ScanMessage[];
+
+/** From reads of random sizes, 1 byte to more than one ByteScan takes. */
+const randomReads = (random: () => number): Scan => (plugin, _path, bytes, start, end) => {
+  const scanner = new BlockScanner(relevanceRules(plugin), start);
+  for (const chunk of anySizes(bytes.subarray(start, end), random)) scanner.push(chunk);
+  scanner.end();
+  return [{ kind: "done", blocks: scanner.take(), lines: scanner.lines, end }];
+};
+
+/** As a worker thread scans it: reads of 64 KiB, each ending after its last line feed. */
+const workerReads: Scan = (plugin, path, _bytes, start, end) => {
+  const messages: ScanMessage[] = [];
+  scanStretch({ path, start, end, rules: relevanceRules(plugin) }, (message) => messages.push(message));
+  return messages;
+};
+
 /**
- * Replay's fast path, in this thread: the file cut into `stretches`, each scanned into blocks
- * from reads of random sizes (a worker reads 64 KiB at a time), then the blocks read or passed over.
+ * Replay's fast path, in this thread: the file cut into `stretches`, each scanned into blocks,
+ * then the blocks read or passed over.
  */
-async function fast(plugin: AgentPlugin, path: string, bytes: Buffer, stretches: number, random: () => number): Promise<Read & { skipped: number }> {
+async function fast(plugin: AgentPlugin, path: string, bytes: Buffer, stretches: number, scan: Scan): Promise<Read & { skipped: number }> {
   const read = follow(plugin);
   const fd = openSync(path, "r");
   try {
     let skipped = 0;
     const starts = stretchStarts(fd, bytes.length, stretches);
     const scans: StretchScan[] = starts.map((start, i) => {
-      const end = starts[i + 1] ?? bytes.length;
-      const scanner = new BlockScanner(relevanceRules(plugin), start);
-      for (const chunk of anySizes(bytes.subarray(start, end), random)) scanner.push(chunk);
-      scanner.end();
-      const blocks = scanner.take();
-      skipped += blocks.filter((block) => block.skip !== undefined).length;
-      const messages: ScanMessage[] = [{ kind: "done", blocks, lines: scanner.lines, end }];
+      const messages = scan(plugin, path, bytes, start, starts[i + 1] ?? bytes.length);
+      skipped += messages.flatMap((message) => message.blocks).filter((block) => block.skip !== undefined).length;
       return { next: async () => messages.shift() ?? Promise.reject(new Error("no more messages")) };
     });
     // The reader judges blocks by the pin of the extractor the lines are fed to.
@@ -123,15 +136,15 @@ function repeated(bytes: Buffer, size: number): Buffer {
 /**
  * The fast path must give the simple path's pins and final pin, and each line it delivers must be
  * the simple path's line of that number: it may pass over lines, never change one. Returns how
- * many blocks it passed over.
+ * many blocks the scan offered to pass over, and how many lines the reader delivered.
  */
-async function expectSimple(plugin: AgentPlugin, path: string, bytes: Buffer, stretches: number, random: () => number, reference: Read, label: string): Promise<number> {
-  const read = await fast(plugin, path, bytes, stretches, random);
+async function expectSimple(plugin: AgentPlugin, path: string, bytes: Buffer, stretches: number, scan: Scan, reference: Read, label: string): Promise<{ skipped: number; delivered: number }> {
+  const read = await fast(plugin, path, bytes, stretches, scan);
   expect(read.pins, label).toEqual(reference.pins);
   expect(read.pinned, label).toBe(reference.pinned);
   const numbered = new Map(reference.lines.map((line) => [line.slice(0, line.indexOf(" ")), line]));
   for (const line of read.lines) expect(line, label).toBe(numbered.get(line.slice(0, line.indexOf(" "))));
-  return read.skipped;
+  return { skipped: read.skipped, delivered: read.lines.length };
 }
 
 describe("the simple path is the reference", () => {
@@ -154,7 +167,7 @@ describe("the simple path is the reference", () => {
       for (const plugin of fastPlugins) {
         const reference = simple(plugin, [long]);
         const stretches = 1 + Math.floor(random() * 5);
-        skipped += await expectSimple(plugin, path, long, stretches, random, reference, `${name} (${long.length} bytes), ${plugin.name}, ${stretches} stretches`);
+        skipped += (await expectSimple(plugin, path, long, stretches, randomReads(random), reference, `${name} (${long.length} bytes), ${plugin.name}, ${stretches} stretches`)).skipped;
       }
     }
     // Not a test that passes by reading everything: many blocks were passed over.
@@ -173,11 +186,42 @@ describe("the simple path is the reference", () => {
     for (const plugin of fastPlugins) {
       const reference = simple(plugin, [all]);
       for (const stretches of [1, 2 + Math.floor(random() * 6)]) {
-        skipped += await expectSimple(plugin, path, all, stretches, random, reference, `${plugin.name}, ${stretches} stretches`);
+        skipped += (await expectSimple(plugin, path, all, stretches, randomReads(random), reference, `${plugin.name}, ${stretches} stretches`)).skipped;
       }
     }
     expect(skipped).toBeGreaterThan(20);
   }, 240_000);
+
+  it("replay's fast path: a thread whose bytes look confirmed long before its `result` is still confirmed there, wherever the reads end", async () => {
+    const random = seeded(59);
+    // After a line that looks confirming, a worker marks the lines naming the thread "may confirm"
+    // (block.ts), and the reader must read them while the thread is provisional. Which of the
+    // scanner's two ways finds those lines depends on where a worker's reads end, so each way
+    // gets a file: a stretch's first read starts at 0.
+    const layouts = [
+      // The look-alike ends the first read: the skim passes over every line after it.
+      ["look-alike ending a read", lookAlikeRuns(random, [{ before: RANGE_READ_BYTES, after: 3 * RANGE_READ_BYTES }])],
+      // The look-alike, 40 KB after it, the result and the next run's init, all in the first
+      // read: each line is looked at on its own. Then a run with a long provisional stretch first.
+      ["look-alike inside a read", lookAlikeRuns(random, [{ before: 2_000, after: 40_000 }, { before: 100_000, after: 100_000 }])],
+    ] as const;
+    for (const [name, bytes] of layouts) {
+      const path = join(dir, name.replaceAll(" ", "-"));
+      writeFileSync(path, bytes);
+      const reference = simple(agents.amp, [bytes]);
+      // Each run's thread is confirmed by its result line (the last of the run), and by nothing before it.
+      const results = bytes.toString("latin1").split("\n").flatMap((line, k) => (line.startsWith(`{"type":"result"`) ? [k + 1] : []));
+      expect(reference.pins.filter((pin) => pin.includes(" confirmed ")).map((pin) => Number(pin.split(" ")[0])), name).toEqual(results);
+      for (const stretches of [1, 2, 3]) {
+        for (const [reads, scan] of [["worker reads", workerReads], ["random reads", randomReads(random)]] as const) {
+          const { delivered } = await expectSimple(agents.amp, path, bytes, stretches, scan, reference, `${name}, ${stretches} stretches, ${reads}`);
+          // Not a test that passes by reading everything: the provisional lines before the
+          // look-alike, which cannot confirm, were passed over.
+          expect(delivered, `${name}, ${stretches} stretches, ${reads}`).toBeLessThan(reference.lines.length);
+        }
+      }
+    }
+  });
 
   it("SESSIONPIN_NO_FAST=1 hands replay no fast reader, and text rules are left to the capture", async () => {
     expect(parallelReader(2, { SESSIONPIN_NO_FAST: "1" })).toBeUndefined();

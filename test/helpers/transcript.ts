@@ -60,3 +60,72 @@ export function splitKeyRuns(random: () => number, runs: number, prefix: string)
   }
   return Buffer.from(out.join(""));
 }
+
+/** A line of a stream-json run on `thread`, `session_id` last as Amp writes it. */
+const streamLine = (thread: string, event: Record<string, unknown>): string => `${JSON.stringify({ ...event, parent_tool_use_id: null, session_id: thread })}\n`;
+const toolId = (random: () => number): string => `toolu_${Math.floor(random() * 2 ** 48).toString(36)}`;
+const said = (text: string): Record<string, unknown> => ({ type: "assistant", message: { type: "message", role: "assistant", content: [{ type: "text", text }] } });
+
+/** Rounds of shell tool calls on `thread`, then a line of text: exactly `bytes` bytes of lines. */
+function toolRounds(random: () => number, thread: string, bytes: number): string[] {
+  const lines: string[] = [];
+  let left = bytes;
+  for (;;) {
+    const id = toolId(random);
+    const output = Array.from({ length: 1 + Math.floor(random() * 40) }, () => `src/worker.ts:${Math.floor(random() * 900)}: ${words(random, 3 + Math.floor(random() * 12))}`).join("\n");
+    const round = [
+      streamLine(thread, { type: "assistant", message: { type: "message", role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command: `rg -n ${words(random, 1)} src` } }] } }),
+      streamLine(thread, { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: output }] } }),
+    ];
+    const size = Buffer.byteLength(round.join(""));
+    // Room kept for the line of text that makes the count exact.
+    if (size + 512 > left) break;
+    lines.push(...round);
+    left -= size;
+  }
+  const room = left - Buffer.byteLength(streamLine(thread, said("")));
+  if (room < 0) throw new Error(`${bytes} bytes are too few for a line of text`);
+  lines.push(streamLine(thread, said("Checking the next file. ".repeat(Math.ceil(room / 24)).slice(0, room))));
+  return lines;
+}
+
+/**
+ * `amp -x --stream-json` runs logged one after another, each on a thread of its own, in Claude
+ * Code's stream-json shape, which Amp's copies (fixtures/amp/stream-basic): init, the prompt, tool
+ * calls, and `result` last, the one line that confirms the thread. Early in each run comes a
+ * WebFetch result whose structured output (`tool_use_result`) has a `result` key, as Claude Code's
+ * WebFetch output does ({bytes, code, codeText, result, durationMs, url}: sam-fakhreddine/yepanywhere,
+ * docs/research/claude-message-format-enhanced.md at e9916f78): its bytes hold every confirming value
+ * of Amp's rules, and it confirms nothing. `before` is a run's bytes up to the end of that line,
+ * `after` its bytes from there to the end of its `result` line, both exact, so that a test can put
+ * them where a worker's reads end.
+ */
+export function lookAlikeRuns(random: () => number, runs: ReadonlyArray<{ readonly before: number; readonly after: number }>): Buffer {
+  return Buffer.from(runs.map(({ before, after }) => {
+    const thread = id(random, "T-");
+    const fetch = toolId(random);
+    const url = "https://example.com/docs/retries";
+    const summary = "Retry with exponential backoff and full jitter, capped at 30 s.";
+    const opening = [
+      `${JSON.stringify({ type: "system", subtype: "init", cwd: "/home/coder/project", session_id: thread, tools: ["Bash", "Read", "WebFetch"], mcp_servers: [] })}\n`,
+      streamLine(thread, { type: "user", message: { role: "user", content: [{ type: "text", text: `Read ${url} and fix the backoff in src/worker.ts` }] } }),
+    ];
+    const fetched = [
+      streamLine(thread, { type: "assistant", message: { type: "message", role: "assistant", content: [{ type: "tool_use", id: fetch, name: "WebFetch", input: { url, prompt: "How should a worker retry?" } }] } }),
+      streamLine(thread, {
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: fetch, content: summary }] },
+        tool_use_result: { bytes: 18230, code: 200, codeText: "OK", result: summary, durationMs: 800, url },
+      }),
+    ];
+    const result = `${JSON.stringify({ type: "result", subtype: "success", duration_ms: 66000, is_error: false, num_turns: 12, result: "Fixed.", session_id: thread })}\n`;
+    const bytes = (lines: readonly string[]): number => Buffer.byteLength(lines.join(""));
+    return [
+      ...opening,
+      ...toolRounds(random, thread, before - bytes(opening) - bytes(fetched)),
+      ...fetched,
+      ...toolRounds(random, thread, after - bytes([result])),
+      result,
+    ].join("");
+  }).join(""));
+}

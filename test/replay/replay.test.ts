@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PtyDriver } from "../../src/pty/driver.js";
 import { seeded } from "../helpers/random.js";
 import { CLI, ROOT } from "../helpers/sandbox.js";
-import { transcript } from "../helpers/transcript.js";
+import { lookAlikeRuns, transcript } from "../helpers/transcript.js";
 
 const FIXTURES = join(ROOT, "fixtures");
 const exec = promisify(execFile);
@@ -157,6 +157,18 @@ describe("replay", () => {
     for (const result of one.json) expect(result).toMatchObject({ agent: "amp", id: expect.stringMatching(/^T-/) });
     expect(many.json).toEqual(one.json);
     expect(many.code).toBe(one.code);
+  });
+
+  it("with worker threads, still finds a confirmation far below a line whose bytes look confirming", async () => {
+    // An Amp run whose WebFetch output ends a worker's first 64 KiB read, its result three reads
+    // later, then the log of a test run: the result falls in the first of two stretches.
+    const run = lookAlikeRuns(seeded(7), [{ before: 64 * 1024, after: 3 * 64 * 1024 }]);
+    const log = Buffer.from(Array.from({ length: 10_000 }, (_, k) => ` ✓ test/unit/case-${k}.test.ts (3 tests) ${k % 90} ms\n`).join(""));
+    const path = join(temp(), "run.log");
+    writeFileSync(path, Buffer.concat([run, log]));
+    const one = await cli(["replay", "--json", "--agent", "amp", "--jobs", "1", path]);
+    expect(one.json[0]).toMatchObject({ state: "confirmed", rule: "result", line: run.toString("latin1").split("\n").length - 1 });
+    expect((await cli(["replay", "--json", "--agent", "amp", "--jobs", "2", path])).json).toEqual(one.json);
   });
 
   it("takes an up-front marker for the plugin whose rule it names, and never an appended recording's marker of the command", async () => {
