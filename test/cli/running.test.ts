@@ -11,8 +11,7 @@ import { describe, expect, it } from "vitest";
 import { pointerHere, runningRuns } from "../../src/cli/running.js";
 import { listProcesses, type ProcessInfo } from "../../src/doctor/agentapi.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
-import { writePointer } from "../../src/pointer/store.js";
-import { keepInModule, pointerFor } from "../pointer/module-home.js";
+import { keepInModule } from "../pointer/module-home.js";
 import { useTempDir } from "../pointer/tempdir.js";
 
 const tmp = useTempDir();
