@@ -80,8 +80,12 @@ function problemOf(manifest: Manifest): CarryError | undefined {
   if (!seen.has(POINTER_NAME)) return refused("its manifest lists no pointer");
   const transcripts = manifest.entries.filter((e) => e.role === "transcript").length;
   const wanted = manifest.carry === "pointer" ? 0 : 1;
-  if (transcripts !== wanted || (manifest.carry === "pointer" && manifest.entries.length > 1)) {
+  if (transcripts !== wanted) {
     return refused(`its manifest lists ${transcripts} transcripts for a session carried as ${manifest.carry} (expected ${wanted})`);
+  }
+  // The count alone let "0 transcripts (expected 0)" name a pointer-only archive with files besides.
+  if (manifest.carry === "pointer" && manifest.entries.length > 1) {
+    return refused(`its manifest lists files besides the pointer (${manifest.entries.length - 1}) for a session carried as its pointer alone`);
   }
   return undefined;
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { definePlugin, PluginError } from "../../src/agents/declarative.js";
-import { parsePlugin } from "../../src/agents/user/parse.js";
 import { judgeLine } from "../../src/engine/match.js";
 import { ACME_PLUGIN as base } from "./user/acme.js";
 
@@ -29,9 +28,9 @@ describe("definePlugin", () => {
     // A dropFlags entry takes its value with it, as documented.
     const flags = definePlugin({ ...base, prompt: { via: "positional", dropFlags: ["--new"] } });
     expect(flags.warmArgs(["--new", "src", "--verbose"], "acme-0123abcd")).toEqual(["--verbose", "--resume", "acme-0123abcd"]);
-    expect(parsePlugin({ ...base, valueOptions: ["--new"], prompt: { dropSwitches: ["--new"] } })).toEqual({
-      problems: ["field prompt.dropSwitches: --new takes a value (valueOptions, dropFlags or prompt.flag): a switch takes none"],
-    });
+    expect(() => definePlugin({ ...base, valueOptions: ["--new"], prompt: { dropSwitches: ["--new"] } })).toThrow(
+      new PluginError("prompt.dropSwitches", "--new takes a value (valueOptions, dropFlags or prompt.flag): a switch takes none"),
+    );
   });
 
   it("treats positionals as the prompt when told to, and keeps option values apart from them", () => {
@@ -70,22 +69,7 @@ describe("definePlugin", () => {
     expect(definePlugin({ ...base, noConversation: { options: [] } }).noConversation?.(["--help"])).toBeUndefined();
   });
 
-  it("takes noConversation from a plugin file only as options and one-word commands", () => {
-    expect(parsePlugin({ ...base, noConversation: { options: ["-V", "--help"], commands: ["login"] } })).toEqual({ plugin: expect.anything() });
-    expect(parsePlugin({ ...base, noConversation: { options: ["version", "--x=1", "--"], commands: ["-l", "two words"], other: [] } })).toEqual({
-      problems: [
-        "field noConversation.options.0: an option: `-x` or `--name`, without a value",
-        "field noConversation.options.1: an option: `-x` or `--name`, without a value",
-        "field noConversation.options.2: an option: `-x` or `--name`, without a value",
-        "field noConversation.commands.0: one word, not an option",
-        "field noConversation.commands.1: one word, not an option",
-        expect.stringMatching(/^field noConversation: .*other/),
-      ],
-    });
-  });
-
   it("rejects a flag prompt without the flag, naming the field", () => {
-    expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(PluginError);
-    expect(parsePlugin({ ...base, prompt: { via: "flag" } })).toEqual({ problems: ['field prompt.flag: required when prompt.via is "flag"'] });
+    expect(() => definePlugin({ ...base, prompt: { via: "flag" } })).toThrow(new PluginError("prompt.flag", 'required when prompt.via is "flag"'));
   });
 });

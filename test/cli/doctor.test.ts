@@ -9,7 +9,6 @@ import { hostname, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { doctor, doctorCommand } from "../../src/cli/doctor.js";
-import { agentapiServers } from "../../src/doctor/agentapi.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
 import type { Pointer } from "../../src/pointer/schema.js";
 import { writePointer } from "../../src/pointer/store.js";
@@ -281,25 +280,6 @@ describe("sessionpin doctor", () => {
 });
 
 describe("agentapi server detection", () => {
-  it("reads --type, -t, -tX, --type=X and AGENTAPI_TYPE, and finds agentapi behind an interpreter", () => {
-    const servers = agentapiServers([
-      { pid: 1, argv: ["/usr/local/bin/agentapi", "server", "--type", "amp", "--term-width", "67", "--", "sessionpin", "run", "--", "amp"] },
-      { pid: 2, argv: ["agentapi", "server", "-t", "goose", "--", "sessionpin", "run", "--", "goose"] },
-      { pid: 3, argv: ["agentapi", "server", "-tclaude", "sessionpin", "run", "--", "claude"] },
-      { pid: 4, argv: ["agentapi", "server", "-I", "--type fake", "--", "sessionpin"], env: { AGENTAPI_TYPE: "codex" } },
-      { pid: 5, argv: ["/bin/sh", "./agentapi", "server", "--", "claude"] },
-      { pid: 6, argv: ["agentapi", "attach"] },
-      { pid: 7, argv: ["node", "server.js"] },
-    ]);
-    expect(servers).toEqual([
-      { pid: 1, type: "amp", typeFrom: "flag", command: ["sessionpin", "run", "--", "amp"] },
-      { pid: 2, type: "goose", typeFrom: "flag", command: ["sessionpin", "run", "--", "goose"] },
-      { pid: 3, type: "claude", typeFrom: "flag", command: ["sessionpin", "run", "--", "claude"] },
-      { pid: 4, type: "codex", typeFrom: "env", command: ["sessionpin"] },
-      { pid: 5, type: undefined, typeFrom: undefined, command: ["claude"] },
-    ]);
-  });
-
   it("warns when agentapi's --type names another agent than the one sessionpin starts", async () => {
     const out: string[] = [];
     const processes = () => [{ pid: 42, argv: ["agentapi", "server", "--type", "claude", "--", "sessionpin", "run", "--", "amp"] }];

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { forTerminal, jsonForTerminal } from "../../src/explain/escape.js";
-import { formatTrace } from "../../src/explain/format.js";
 
 describe("text for a terminal", () => {
   it("escapes what would act or mislead, and leaves the rest as it was", () => {
@@ -13,10 +12,6 @@ describe("text for a terminal", () => {
     expect(forTerminal("key-\udcff-\ud800")).toBe("key-\\xff-\\u{d800}");
   });
 
-  it("is what explain shows: the line, the rule and the value escaped", () => {
-    const line = formatTrace({ line: 3, text: 'x \u202e{"id":"\x1b[31m"}', plugin: "amp", rule: "r\u202e", outcome: "refused", value: "T-\u202eabc\x9b", reason: "grammar mismatch" }, false);
-    expect(line).toBe('L3                 refused  amp/r\\u{202e}            grammar mismatch "T-\\u{202e}abc\\x9b"  │ x \\u{202e}{"id":"\\x1b[31m"}');
-  });
 });
 
 describe("JSON for a terminal", () => {

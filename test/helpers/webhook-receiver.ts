@@ -1,6 +1,6 @@
 /** Real HTTP receivers on 127.0.0.1 for the webhook tests, and what they are sent. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import type { Logger } from "../../src/log/logger.js";
 import type { NotifyEvent } from "../../src/notify/webhook.js";
 
@@ -52,6 +52,23 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** A receiver that never answers, counting the connections open at once and the requests sent. */
+export async function silent(): Promise<{ url: string; most: () => number; requests: () => number; close: () => void }> {
+  const sockets = new Set<Socket>();
+  let most = 0;
+  let requests = 0;
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    most = Math.max(most, sockets.size);
+    socket.on("data", () => void requests++);
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, most: () => most, requests: () => requests, close: () => { for (const s of sockets) s.destroy(); server.close(); } };
 }
 
 export function memoryLog(): Logger & { lines: string[] } {

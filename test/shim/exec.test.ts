@@ -10,28 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { installShims } from "../../src/shim/folder.js";
 import { CLI, FAKE_AGENTS, ROOT, Sandbox } from "../helpers/sandbox.js";
 import { Cleanup, cwdOf, exitOf, waitUntil } from "../e2e/support.js";
+import { call, shimmed, statePointers } from "./support.js";
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
-
-/** A sandbox with `names` shimmed by `sessionpin shim install`, the shim folder first on PATH. */
-function shimmed(names: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): { sb: Sandbox; shims: string } {
-  const sb = new Sandbox(extraEnv);
-  const shims = join(sb.dir, "shims");
-  const installed = spawnSync(process.execPath, [CLI, "shim", "install", ...names, "--dir", shims], { env: sb.env, encoding: "utf8", timeout: 15_000 });
-  expect(installed.stderr).toBe("");
-  expect(installed.status).toBe(0);
-  sb.env["PATH"] = `${shims}${delimiter}${sb.env["PATH"] ?? ""}`;
-  return { sb, shims };
-}
-
-/** The agent by name, as a CI step calls it: pipes, not a terminal. */
-function call(sb: Sandbox, argv: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  const [file = "", ...args] = argv;
-  const result = spawnSync(file, args, { cwd: sb.dir, env: { ...sb.env, ...env }, encoding: "utf8", timeout: 30_000 });
-  if (result.error !== undefined) throw result.error;
-  return result;
-}
 
 /** A made-up `claude` in its own folder, first after the shims: stdout, stderr and an exit code of its own. */
 function tinyClaude(sb: Sandbox, body: string): string {
@@ -42,8 +24,6 @@ function tinyClaude(sb: Sandbox, body: string): string {
   sb.env["PATH"] = (sb.env["PATH"] ?? "").replace(`${delimiter}${FAKE_AGENTS}`, `${delimiter}${bin}${delimiter}${FAKE_AGENTS}`);
   return join(bin, "claude");
 }
-
-const statePointers = (sb: Sandbox): string => join(sb.dir, "xdg-state", "sessionpin");
 
 describe("an agent called by name through its shim", () => {
   it("pins a one-shot run's session, and the next call continues it with its new message", () => {
@@ -147,39 +127,4 @@ describe("an agent called by name through its shim", () => {
     }
     expect(sb.fakeMessages("claude").map(([, text]) => text)).toEqual([`via ${oldNode}`, `via ${process.execPath}`]);
   }, 40_000);
-});
-
-describe("sessionpin shim install|remove|list|env", () => {
-  it("writes, lists and removes shims, and leaves a file that is not a shim as it is", () => {
-    const { sb, shims } = shimmed(["cursor", "agentapi"]);
-    const list = JSON.parse(call(sb, [process.execPath, CLI, "shim", "list", "--json", "--dir", shims]).stdout) as { shims: Array<{ name: string; real: string | null }> };
-    expect(list.shims.map((s) => [s.name, s.real])).toEqual([["agent", null], ["agentapi", null], ["cursor-agent", join(FAKE_AGENTS, "cursor-agent")]]);
-    writeFileSync(join(shims, "claude"), "#!/bin/sh\necho mine\n");
-    const over = call(sb, [process.execPath, CLI, "shim", "install", "claude", "--dir", shims]);
-    expect(over.stderr).toBe(`sessionpin: ${join(shims, "claude")} is there and is not a sessionpin shim: left as it is\n`);
-    expect(over.status).toBe(1);
-    expect(readFileSync(join(shims, "claude"), "utf8")).toBe("#!/bin/sh\necho mine\n");
-    const removed = call(sb, [process.execPath, CLI, "shim", "remove", "--dir", shims]);
-    expect(removed.stdout).toBe(["agent", "agentapi", "cursor-agent"].map((name) => `removed ${shims}/${name}\n`).join(""));
-    expect(existsSync(join(shims, "claude"))).toBe(true);
-  }, 30_000);
-
-  it("refuses an unknown agent (exit 2) and a folder it cannot write (exit 1), each in one line", () => {
-    const sb = new Sandbox();
-    const unknown = call(sb, [process.execPath, CLI, "shim", "install", "nosuchagent", "--dir", join(sb.dir, "s")]);
-    expect(unknown.stderr).toMatch(/^sessionpin shim: "nosuchagent": no such agent \(known: .*amp.*agentapi\)\n$/);
-    expect(unknown.status).toBe(2);
-    writeFileSync(join(sb.dir, "a-file"), "");
-    const blocked = call(sb, [process.execPath, CLI, "shim", "install", "amp", "--dir", join(sb.dir, "a-file", "shims")]);
-    expect(blocked.stderr).toBe(`sessionpin: cannot write shims to ${join(sb.dir, "a-file", "shims")}: ${join(sb.dir, "a-file")} is not a folder\n`);
-    expect(blocked.status).toBe(1);
-    expect(existsSync(statePointers(sb))).toBe(false);
-  });
-
-  it("env prints the line that puts the folder first on PATH, for sh to eval", () => {
-    const sb = new Sandbox({ SESSIONPIN_SHIM_DIR: "/opt/it's/shims" });
-    const printed = call(sb, [process.execPath, CLI, "shim", "env"]).stdout;
-    const evaluated = spawnSync("sh", ["-c", `${printed}printf '%s' "$PATH"`], { env: { PATH: "/usr/bin:/bin" }, encoding: "utf8" });
-    expect(evaluated.stdout).toBe("/opt/it's/shims:/usr/bin:/bin");
-  });
 });

@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { carriedProject } from "../../src/agents/gemini.js";
 import { agents } from "../../src/agents/registry.js";
-import type { CarryFiles, RunContext, StoreLook } from "../../src/agents/types.js";
+import type { RunContext, StoreLook } from "../../src/agents/types.js";
 import { sha256Hex } from "../../src/digest.js";
-import { FolderRewrite, judge, TurnReader } from "../../src/state/carry-turns.js";
+import { filesOf } from "./carry-support.js";
 
 /** A made-up store: folders (paths ending in `/`) and files with their text. */
 function lookOf(files: Record<string, string>): StoreLook {
@@ -24,73 +23,8 @@ function lookOf(files: Record<string, string>): StoreLook {
   };
 }
 
-const filesOf = (name: keyof typeof agents): CarryFiles => {
-  const carry = agents[name].carry;
-  if (carry?.kind !== "files") throw new Error(`${name} carries no files`);
-  return carry;
-};
-
-describe("FolderRewrite", () => {
-  const rewrite = (chunks: readonly string[], from: readonly string[], to: readonly string[]): string => {
-    const r = new FolderRewrite(from, to);
-    return Buffer.concat([...chunks.map((c) => r.push(Buffer.from(c))), r.end()]).toString();
-  };
-
-  it("replaces each whole JSON string naming the old folder, also when a chunk ends inside it", () => {
-    const text = '{"cwd":"/work/a","file":"/work/a/x.ts","hash":"h-a"}\n{"cwd":"/work/a"}';
-    const chunked = [text.slice(0, 9), text.slice(9, 11), text.slice(11, 50), text.slice(50)];
-    expect(rewrite(chunked, ["/work/a", "h-a"], ["/srv/project-b", "h-b"])).toBe('{"cwd":"/srv/project-b","file":"/work/a/x.ts","hash":"h-b"}\n{"cwd":"/srv/project-b"}');
-  });
-
-  it("changes nothing for the same folder, and nothing but the names", () => {
-    expect(rewrite(['{"cwd":"/w"}'], ["/w"], ["/w"])).toBe('{"cwd":"/w"}');
-    expect(rewrite(['"/w" "/w2" "x/w"'], ["/w"], ["/v"])).toBe('"/v" "/w2" "x/w"');
-    expect(rewrite(['{"p":"/d/\\u00e9"}'], ["/d/é"], ["/e"])).toBe('{"p":"/d/\\u00e9"}');
-  });
-});
-
-describe("which copy of a session is newer: judged by turns", () => {
-  it("tells same, older here, newer here and apart", () => {
-    expect(judge(["a", "b"], ["a", "b"])).toEqual({ kind: "same" });
-    expect(judge(["a"], ["a", "b"])).toEqual({ kind: "older-here", here: 1, carried: 2 });
-    expect(judge(["a", "b", "c"], ["a", "b"])).toEqual({ kind: "newer-here", here: 3, carried: 2 });
-    expect(judge(["a", "x"], ["a", "b", "c"])).toEqual({ kind: "apart", from: 2, here: 2, carried: 3 });
-  });
-
-  it("omp's title line, rewritten in place, is no turn", () => {
-    const turns = (text: string): readonly string[] | undefined => {
-      const reader = new TurnReader(filesOf("omp"));
-      reader.push(Buffer.from(text));
-      return reader.end();
-    };
-    const body = '{"type":"session","id":"x"}\n{"type":"message","n":1}\n';
-    expect(turns(`{"type":"title","title":"","pad":"   "}\n${body}`)).toEqual(turns(`{"type":"title","title":"A title","pad":""}\n${body}`));
-    expect(turns(body)).toHaveLength(2);
-  });
-
-  it("Auggie's session is one JSON document: its turns are its exchanges", () => {
-    const reader = new TurnReader(filesOf("auggie"));
-    reader.push(Buffer.from(JSON.stringify({ sessionId: "s", modified: "t", chatHistory: [{ exchange: { request_id: "r1" } }, { exchange: { request_id: "r2" } }] })));
-    expect(reader.end()).toEqual(["r1", "r2"]);
-  });
-});
-
-describe("Gemini's project for a folder, as 0.61 would give it", () => {
+describe("Gemini's carry spec", () => {
   const home = "/h/.gemini";
-  it("its projects.json entry, whose marker does not name another folder", () => {
-    expect(carriedProject(home, "/w/app", lookOf({ [`${home}/projects.json`]: JSON.stringify({ projects: { "/w/app": "app-2" } }) }))).toBe("app-2");
-  });
-  it("else the folder whose marker names it", () => {
-    expect(carriedProject(home, "/w/app", lookOf({ [`${home}/tmp/odd/.project_root`]: "/w/app" }))).toBe("odd");
-  });
-  it("else the first free slug: not in projects.json, no marker of another folder", () => {
-    const look = lookOf({
-      [`${home}/projects.json`]: JSON.stringify({ projects: { "/x/app": "app" } }),
-      [`${home}/tmp/app-1/.project_root`]: "/y/app",
-    });
-    expect(carriedProject(home, "/w/App", look)).toBe("app-2");
-    expect(carriedProject(home, "/w/new", lookOf({}))).toBe("new");
-  });
   it("registers the folder in projects.json and marks its project, keeping the other entries", () => {
     const carry = filesOf("gemini");
     const context: RunContext = { home: "/h", cwd: "/w/app", env: {} };

@@ -11,10 +11,17 @@ import { dirname, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { Header } from "tar";
 import { agents } from "../../src/agents/registry.js";
-import type { AgentPlugin } from "../../src/agents/types.js";
+import type { AgentPlugin, CarryFiles } from "../../src/agents/types.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
 import { exportSession } from "../../src/state/carry-export.js";
 import { importSession, type ImportResult } from "../../src/state/carry-import.js";
+
+/** A built-in agent's carry spec, for one that carries its session as files. */
+export function filesOf(name: keyof typeof agents): CarryFiles {
+  const carry = agents[name].carry;
+  if (carry?.kind !== "files") throw new Error(`${name} carries no files`);
+  return carry;
+}
 
 export const CLAUDE_ID = "9bb36586-1edb-44fc-b717-60e2a1f5814b";
 

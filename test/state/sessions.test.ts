@@ -6,10 +6,11 @@ import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync }
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { moduleFolders } from "../../src/pointer/module-dirs.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
 import { setAside, writePointer } from "../../src/pointer/store.js";
 import { durationMs, listSessions, prune } from "../../src/state/sessions.js";
-import { pointerFor } from "../pointer/module-home.js";
+import { keepInModule, pointerFor } from "../pointer/module-home.js";
 import { useTempDir } from "../pointer/tempdir.js";
 
 const tmp = useTempDir();
@@ -63,6 +64,23 @@ describe("listSessions", () => {
     // A cache file that is garbage is read around.
     writeFileSync(join(state(), ".listing.json"), "{ garbage");
     expect(await listSessions(state())).toEqual(await simple());
+  });
+
+  it("lists the module folders' pointers, with their paths, among the state folder's", async () => {
+    const home = join(tmp.path, "home");
+    const cwd = "/home/coder/project";
+    const claude = await keepInModule(home, ".coder-modules/coder/claude-code", { agent: "claude", cwd });
+    const amp = await keepInModule(home, ".amp-module", { agent: "amp", cwd, id: "T-019c479a-39cc-72af-a2d1-65a965c076ec" });
+    const keyed = await keepInModule(home, ".coder-modules/coder-labs/codex", { agent: "codex", cwd, key: "thread-1" });
+    const own = await pinned("gemini", cwd, undefined);
+    const folders = await moduleFolders(home);
+    const rows = await listSessions(state(), [...folders, join(home, ".amp-module")]);
+    expect(rows.map((row) => [row.agent, row.key, row.pointer]).sort()).toEqual([
+      ["amp", null, amp],
+      ["claude", null, claude],
+      ["codex", "thread-1", keyed],
+      ["gemini", null, own],
+    ].sort());
   });
 });
 

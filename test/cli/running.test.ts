@@ -1,20 +1,17 @@
 /**
- * The pointer `plan`, `doctor` and `pointer show` mean when none is named (pointerHere), and what
- * `sessions` lists, in a temp HOME of real files: with agentapi stopped (no running run, no
- * AGENTAPI_STATE_FILE), the pointer `run` kept beside agentapi's state in a Coder module folder is
- * found when this terminal's own default is not there.
+ * The pointer `plan`, `doctor` and `pointer show` mean when none is named (pointerHere), and the
+ * sessionpin runs found among the processes (runningRuns), in a temp HOME of real files: with
+ * agentapi stopped (no running run, no AGENTAPI_STATE_FILE), the pointer `run` kept beside
+ * agentapi's state in a Coder module folder is found when this terminal's own default is not there.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pointerHere, runningRuns } from "../../src/cli/running.js";
-import { listSessions } from "../../src/state/sessions.js";
 import { listProcesses, type ProcessInfo } from "../../src/doctor/agentapi.js";
-import { moduleFolders } from "../../src/pointer/module-dirs.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
-import { writePointer } from "../../src/pointer/store.js";
-import { keepInModule, pointerFor } from "../pointer/module-home.js";
+import { keepInModule } from "../pointer/module-home.js";
 import { useTempDir } from "../pointer/tempdir.js";
 
 const tmp = useTempDir();
@@ -102,25 +99,6 @@ describe("pointerHere with agentapi stopped", () => {
     } finally {
       child.kill();
     }
-  });
-});
-
-describe("listSessions", () => {
-  it("lists the module folders' pointers, with their paths, among the state folder's", async () => {
-    const { home, env } = terminal();
-    const claude = await keepInModule(home, ".coder-modules/coder/claude-code", { agent: "claude", cwd: CWD });
-    const amp = await keepInModule(home, ".amp-module", { agent: "amp", cwd: CWD, id: "T-019c479a-39cc-72af-a2d1-65a965c076ec" });
-    const keyed = await keepInModule(home, ".coder-modules/coder-labs/codex", { agent: "codex", cwd: CWD, key: "thread-1" });
-    const own = resolvePointerPath({ env, agent: "gemini", cwd: CWD, home });
-    await writePointer(own, pointerFor({ agent: "gemini", cwd: CWD }));
-    const folders = await moduleFolders(home);
-    const rows = await listSessions(join(tmp.path, "state", "sessionpin"), [...folders, join(home, ".amp-module")]);
-    expect(rows.map((row) => [row.agent, row.key, row.pointer]).sort()).toEqual([
-      ["amp", null, amp],
-      ["claude", null, claude],
-      ["codex", "thread-1", keyed],
-      ["gemini", null, own],
-    ].sort());
   });
 });
 
