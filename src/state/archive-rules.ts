@@ -69,9 +69,11 @@ export function sizeText(bytes: number): string {
   const units = ["kB", "MB", "GB", "TB"];
   let value = bytes / 1000;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
+  // The unit is chosen for the value as shown: 999,999,999 bytes is 1.0 GB, not 1000 MB.
+  while (Math.round(value) >= 1000 && unit < units.length - 1) {
     value /= 1000;
     unit++;
   }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  const tenths = value.toFixed(1);
+  return `${Number(tenths) < 10 ? tenths : value.toFixed(0)} ${units[unit]}`;
 }

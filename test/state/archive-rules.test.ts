@@ -32,6 +32,10 @@ describe("sizeText", () => {
       "0 bytes", "812 bytes", "999 bytes", "1.0 kB", "1.4 kB", "9.9 kB", "10 kB", "142 kB", "1.4 MB", "4.3 GB", "3.0 TB", "5000 TB",
     ]);
   });
+
+  it("chooses the unit for the value as it is shown: no `10.0 kB`, no `1000 MB`", () => {
+    expect([9_999, 999_499, 999_500, 999_999_999, 9_960_000].map(sizeText)).toEqual(["10 kB", "999 kB", "1.0 MB", "1.0 GB", "10 MB"]);
+  });
 });
 
 describe("refused", () => {
