@@ -153,10 +153,10 @@ describe("bad output", () => {
     expect(through.output.equals(expected)).toBe(true);
   });
 
-  it("keeps the agent running and the pointer current when the reader of its output goes away", async () => {
+  it("ends the agent as a reader going away ends it bare, and keeps the ID it printed before", async () => {
     const sb = cleanup.sandbox();
     const id = "T-019f5bde-8d0b-781f-8415-6f90b0c4bdbf";
-    // An Amp stream: init, 8 MB more than any pipe holds, then the result that confirms the thread.
+    // An Amp stream: init, 8 MB more than any pipe holds, then the result that would confirm the thread.
     const amp = join(sb.dir, "amp");
     writeFileSync(amp, [
       "#!/usr/bin/env node",
@@ -167,14 +167,20 @@ describe("bad output", () => {
       "const more = () => { while (left > 0) { left--; if (!process.stdout.write(text)) return void process.stdout.once(\"drain\", more); } line({ type: \"result\" }); process.exitCode = 7; };",
       "more();",
     ].join("\n"), { mode: 0o755 });
-    const child = spawn(process.execPath, [CLI, "run", "--agent", "amp", "--pointer", sb.pointer, "--", amp, "-x", "--stream-json"], { cwd: sb.dir, env: sb.env, stdio: ["ignore", "pipe", "pipe"], timeout: WAIT_MS });
-    // The reader takes the first bytes and leaves, as `| head -c 100` does.
-    child.stdout.once("data", () => child.stdout.destroy());
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-    expect(code, stderr + sb.readLog()).toBe(7);
-    expect(sb.readPointer()).toMatchObject({ id, state: "confirmed" });
+    // The reader takes the first bytes and leaves, as `| head -c 100` does; stdout a real pipe, as a shell's.
+    const exitAfterReaderLeft = async (argv: readonly string[]): Promise<string> => {
+      const script = `"$@" | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`;
+      const child = spawn("bash", ["-c", script, "step", ...argv], { cwd: sb.dir, env: sb.env, stdio: ["ignore", "pipe", "ignore"], timeout: WAIT_MS });
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => void (out += chunk.toString()));
+      await new Promise((resolve) => child.on("close", resolve));
+      return out.trim();
+    };
+    const bare = await exitAfterReaderLeft([amp, "-x", "--stream-json"]);
+    // Node takes the EPIPE for an error it was not given a handler for: 1, not the 7 of a whole run.
+    expect(bare).toBe("1");
+    expect(await exitAfterReaderLeft([process.execPath, CLI, "run", "--agent", "amp", "--pointer", sb.pointer, "--", amp, "-x", "--stream-json"]), sb.readLog()).toBe(bare);
+    expect(sb.readPointer()).toMatchObject({ id, state: "provisional" });
   });
 
   it("exits with the agent's code when the agent ends while its children keep the PTY open", async () => {

@@ -59,7 +59,10 @@ describe("output read into slabs", () => {
     const slabs = new Set(chunks.map((chunk) => chunk.buffer));
     expect(chunks.length).toBeGreaterThan(100);
     expect(slabs.size).toBeLessThan(chunks.length / 4);
-    for (const slab of slabs) expect(slab.byteLength).toBe(64 * 1024);
+    // All but a stray read: node-pty may hand the very last bytes over on its own path at the
+    // exit (once, on a loaded machine, an 8 KiB buffer of its own).
+    const inSlabs = chunks.filter((chunk) => chunk.buffer.byteLength === 64 * 1024).reduce((n, chunk) => n + chunk.length, 0);
+    expect(inSlabs / total).toBeGreaterThan(0.99);
   });
 
   it("holds the agent back while paused and delivers the rest after resume", async () => {
