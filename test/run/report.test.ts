@@ -76,7 +76,7 @@ describe("webhookSink", () => {
     const pinnedB = { id: B, state: "confirmed", rule: "url" } as const;
     sinks.emit({ kind: "pin", agent: "amp", pin: { kind: "captured", pinned: pinnedA } });
     sinks.emit({ kind: "pin", agent: "amp", pin: { kind: "changed", pinned: pinnedB, previous: pinnedA } });
-    sinks.emit({ kind: "resumed", agent: "amp", id: B, delivers: "message" });
+    sinks.emit({ kind: "resumed", agent: "amp", id: B, delivers: "follow-up" });
     sinks.emit({ kind: "rejected", agent: "amp", id: B, reason: "thread not found" });
     sinks.emit({ kind: "output", chunk: Buffer.from("not sent"), stream: "stdout" });
     await notifier.settled(10_000);
@@ -84,7 +84,7 @@ describe("webhookSink", () => {
     expect(receiver.received.map((r) => JSON.parse(r.body) as unknown)).toEqual([
       { kind: "captured", id: A, ...common },
       { kind: "changed", id: B, ...common, previous: A },
-      { kind: "resumed", id: B, ...common, delivers: "message" },
+      { kind: "resumed", id: B, ...common, delivers: "follow-up" },
       { kind: "rejected", id: B, ...common, previous: B, reason: "thread not found" },
     ]);
   });

@@ -2,6 +2,7 @@ import { closeSync, openSync, writeFileSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { rangeChunks, RANGE_READ_BYTES, stretchStarts } from "../../../src/fast/replay/ranges.js";
+import { seeded } from "../../helpers/random.js";
 import { useTempDir } from "../../pointer/tempdir.js";
 
 const tmp = useTempDir();
@@ -58,6 +59,30 @@ describe("rangeChunks", () => {
     expect(chunks(fd, 4, 100, 64)).toEqual(["two\n"]);
     expect(chunks(fd, 5, 5, 64)).toEqual([]);
   });
+  it("reads a range whole, each chunk ending after its last line feed unless the range ends or no line feed fits", () => {
+    const random = seeded(31);
+    const path = join(tmp.path, "ranges.raw");
+    const bytes = Buffer.from(Array.from({ length: 400 }, () => `${"x".repeat(Math.floor(random() * (random() < 0.1 ? 300 : 60)))}${random() < 0.2 ? "\r" : "\n"}`).join(""));
+    writeFileSync(path, bytes);
+    const fd = openSync(path, "r");
+    try {
+      for (let trial = 0; trial < 50; trial++) {
+        const start = Math.floor(random() * bytes.length);
+        const end = random() < 0.3 ? undefined : start + Math.floor(random() * (bytes.length - start));
+        const buffer = Buffer.alloc(1 + Math.floor(random() * 200));
+        const chunks: Buffer[] = [];
+        for (const chunk of rangeChunks(fd, start, end, buffer)) chunks.push(Buffer.from(chunk));
+        const reached = start + chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+        expect(reached).toBe(end ?? bytes.length);
+        expect(Buffer.concat(chunks).equals(bytes.subarray(start, end))).toBe(true);
+        for (const chunk of chunks.slice(0, -1)) {
+          if (chunk.at(-1) !== 0x0a) expect(chunk.length === buffer.length && !chunk.includes(0x0a)).toBe(true);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
 });
 
 describe("stretchStarts", () => {
@@ -83,5 +108,19 @@ describe("stretchStarts", () => {
     const content = Buffer.alloc(size, 0x61);
     content[RANGE_READ_BYTES * 2 + RANGE_READ_BYTES / 2] = 0x0a;
     expect(stretchStarts(fileOf(content), size, 2)).toEqual([0, RANGE_READ_BYTES * 2 + RANGE_READ_BYTES / 2 + 1]);
+  });
+  it("cuts only just after a line feed, and not where there is none", () => {
+    const path = join(tmp.path, "cuts.raw");
+    const bytes = Buffer.from(`${"a".repeat(300)}\n${"b".repeat(50)}\r${"c".repeat(500)}\n${"d".repeat(100)}`);
+    writeFileSync(path, bytes);
+    const fd = openSync(path, "r");
+    try {
+      const starts = stretchStarts(fd, bytes.length, 4);
+      expect(starts).toEqual([0, 301, 853]);
+      for (const start of starts.slice(1)) expect(bytes[start - 1]).toBe(0x0a);
+      expect(stretchStarts(fd, bytes.length, 1)).toEqual([0]);
+    } finally {
+      closeSync(fd);
+    }
   });
 });
