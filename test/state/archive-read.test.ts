@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CarryError, refused } from "../../src/state/archive-rules.js";
 import { scanArchive, type ScanHandler } from "../../src/state/archive-read.js";
-import { CLAUDE_ID, entriesOf, tarOf, TwoMachines, type RawEntry } from "./carry-support.js";
+import { CLAUDE_ID, tarOf, TwoMachines, type RawEntry } from "./carry-support.js";
 
 /**
  * scanArchive on its own: what its handler is told, in which order, and how the archive the user
@@ -15,10 +15,7 @@ let good: RawEntry[];
 
 beforeEach(async () => {
   m = new TwoMachines();
-  m.claudeTranscript(m.a);
-  m.pin(m.a, "claude", CLAUDE_ID);
-  await m.export();
-  good = await entriesOf(m.archive);
+  good = await m.exportedClaude();
 });
 afterEach(() => m.cleanup());
 
