@@ -9,6 +9,14 @@ import type { StoreLook } from "./types.js";
 
 const SLUG = /^[a-z0-9-]+$/;
 
+/**
+ * The slug 0.61's projectRegistry.ts claims for a folder with no entry yet: the basename, lower
+ * case, runs of other characters made one `-`, none at either end; "project" when nothing is left.
+ */
+function slugOf(cwd: string): string {
+  return basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
+}
+
 /** projects.json's `projects` when it is a registry 0.61 would keep ({} when there is none yet); undefined otherwise. */
 export function registryOf(home: string, look: StoreLook): Record<string, string> | undefined {
   const path = join(home, "projects.json");
@@ -39,7 +47,7 @@ export function carriedProject(home: string, cwd: string, look: StoreLook): stri
   const marked = (look.list(join(home, "tmp")) ?? []).find((e) => e.kind === "folder" && SLUG.test(e.name) && owner(e.name) === cwd);
   if (marked !== undefined) return marked.name;
   const taken = new Set(Object.values(registry));
-  const slug = basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
+  const slug = slugOf(cwd);
   for (let n = 0; ; n++) {
     const candidate = n === 0 ? slug : `${slug}-${n}`;
     if (!taken.has(candidate) && (owner(candidate) ?? cwd) === cwd) return candidate;
@@ -58,7 +66,7 @@ export function projectOf(root: string, cwd: string): string {
   const projects = readConfig(join(root, "projects.json"))?.["projects"];
   const slug = typeof projects === "object" && projects !== null ? (projects as Record<string, unknown>)[cwd] : undefined;
   if (typeof slug === "string" && slug !== "" && !slug.includes("/") && slug !== "..") return slug;
-  return basename(cwd).toLowerCase().replace(/[^a-z0-9]/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "") || "project";
+  return slugOf(cwd);
 }
 
 /**

@@ -1,10 +1,10 @@
 /**
  * The CLI around `run`: agents without a plugin, shell-style exit codes for missing or
- * non-executable agents, usage errors, --help/--version, `pointer show|clear`, and the one-writer
- * lock on a pointer.
+ * non-executable agents, usage errors, --help/--version, the pointer as plan, run and doctor
+ * judge it, and the one-writer lock on a pointer. `plan` and `pointer show|clear` themselves:
+ * test/cli/plan.test.ts and pointer.test.ts.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI, ROOT } from "../helpers/sandbox.js";
 import {
-  Cleanup, cli, coldStart, eventsOf, exitOf, hasExited, readBeside, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand,
+  Cleanup, cli, eventsOf, exitOf, hasExited, runArgs, sleep, WAIT_MS, waitUntil, writePointerByHand,
 } from "./support.js";
 
 const cleanup = new Cleanup();
@@ -279,62 +279,7 @@ describe("usage", () => {
   });
 });
 
-describe("plan", () => {
-  it("reports a cold start with the user's argv when there is no pointer, and writes nothing", () => {
-    const sb = cleanup.sandbox();
-    const result = cli(sb, ["plan", "--pointer", sb.pointer, "--prompt", "p", "--", "amp", "--mode", "smart"]);
-    expect(result.status).toBe(0);
-    // The launch resumes the thread the up-front step creates; the command as given if that fails.
-    expect(JSON.parse(result.stdout)).toEqual({
-      agent: "amp", pointer: sb.pointer, mode: "cold", id: null, reason: "no pointer",
-      argv: ["amp", "--mode", "smart", "threads", "continue", "{id}"],
-      steps: [
-        { step: "upfront", argv: ["amp", "--mode", "smart", "threads", "new"] },
-        { step: "launch", argv: ["amp", "--mode", "smart", "threads", "continue", "{id}"], ifUpfrontFails: ["amp", "--mode", "smart"] },
-      ],
-      deliver: { what: "task", via: "pty", sha256: createHash("sha256").update("p").digest("hex") },
-    });
-    expect(existsSync(dirname(sb.pointer))).toBe(false);
-    expect(eventsOf(sb, "start")).toEqual([]);
-  });
-});
-
 describe("pointer show|clear", () => {
-  it("shows the pointer as JSON, and clear moves it aside (never deletes it)", async () => {
-    const sb = cleanup.sandbox();
-    const id = await coldStart(cleanup, sb, "Tidy up.");
-    const onDisk = sb.readPointer();
-
-    const shown = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
-    expect(shown.status).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({ pointer: sb.pointer, kind: "ok", content: onDisk, next: { mode: "warm", reason: `resuming confirmed ${id} from ${String(onDisk["capturedAt"])}` } });
-    expect(onDisk["id"]).toBe(id);
-
-    const human = cli(sb, ["pointer", "show", "--pointer", sb.pointer]);
-    expect(human.status).toBe(0);
-    expect(human.stdout).toContain(`amp ${id} (confirmed, rule threads-new)`);
-    expect(human.stdout).toContain(`next start here: warm (resuming confirmed ${id}`);
-
-    const before = readFileSync(sb.pointer, "utf8");
-    const cleared = cli(sb, ["pointer", "clear", "--pointer", sb.pointer, "--json"]);
-    expect(cleared.status).toBe(0);
-    const { pointer, movedTo } = JSON.parse(cleared.stdout) as { pointer: string; movedTo: string };
-    expect(pointer).toBe(sb.pointer);
-    expect(existsSync(sb.pointer)).toBe(false);
-    const aside = sb.asideFiles("cleared");
-    expect(aside).toHaveLength(1);
-    expect(movedTo).toBe(join(dirname(sb.pointer), aside[0] as string));
-    expect(readBeside(sb, aside[0] as string)).toBe(before);
-
-    const missing = cli(sb, ["pointer", "show", "--pointer", sb.pointer, "--json"]);
-    expect(missing.status).toBe(1);
-    expect(JSON.parse(missing.stdout)).toEqual({ pointer: sb.pointer, kind: "missing" });
-
-    // The next start is cold again.
-    const plan = cli(sb, ["plan", "--pointer", sb.pointer, "--", "amp"]);
-    expect(JSON.parse(plan.stdout)).toMatchObject({ mode: "cold", id: null });
-  });
-
   it("plan says unpinned where run cannot use the pointer (a file in its path, a FIFO for its lock), as run then does", () => {
     const sb = cleanup.sandbox();
     const file = join(sb.dir, "afile");

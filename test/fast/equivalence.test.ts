@@ -10,7 +10,6 @@ import { Extractor } from "../../src/engine/extract.js";
 import { BlockScanner } from "../../src/fast/replay/blocks.js";
 import { relevanceRules } from "../../src/fast/replay/clues.js";
 import { readBlocks, RangeReader, type StretchScan } from "../../src/fast/replay/parallel.js";
-import { parallelReader } from "../../src/fast/replay/reader.js";
 import { RANGE_READ_BYTES, stretchStarts } from "../../src/fast/replay/ranges.js";
 import { scanStretch, type ScanMessage } from "../../src/fast/replay/stretch.js";
 import { randomChunks, seeded } from "../helpers/random.js";
@@ -221,14 +220,5 @@ describe("the simple path is the reference", () => {
         }
       }
     }
-  });
-
-  it("SESSIONPIN_NO_FAST=1 hands replay no fast reader, and text rules are left to the capture", async () => {
-    expect(parallelReader(2, { SESSIONPIN_NO_FAST: "1" })).toBeUndefined();
-    const reader = parallelReader(2, {});
-    const path = join(dir, "text-rules");
-    writeFileSync(path, repeated(Buffer.from(TRAPS), 100_000));
-    const file = { path, size: 100_000, width: 0, progress: () => undefined };
-    expect(await reader?.read(file, new Extractor(agents.claude), () => undefined)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CarryError } from "../../src/state/archive-rules.js";
-import { CLAUDE_ID, entriesOf, tarOf, TwoMachines, withManifest, type RawEntry } from "./carry-support.js";
+import { CLAUDE_ID, tarOf, TwoMachines, withManifest, type RawEntry } from "./carry-support.js";
 
 /**
  * Archives built to hurt: each is refused by `import` in one line, with exit code 3, and nothing is
@@ -17,10 +17,7 @@ let good: RawEntry[];
 
 beforeEach(async () => {
   m = new TwoMachines();
-  m.claudeTranscript(m.a);
-  m.pin(m.a, "claude", CLAUDE_ID);
-  await m.export();
-  good = await entriesOf(m.archive);
+  good = await m.exportedClaude();
 });
 afterEach(() => m.cleanup());
 

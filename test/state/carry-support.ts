@@ -98,6 +98,14 @@ export class TwoMachines {
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+
+  /** Machine A's Claude session, pinned and exported to `archive`: the archive's entries, to build others from. */
+  async exportedClaude(): Promise<RawEntry[]> {
+    this.claudeTranscript(this.a);
+    this.pin(this.a, "claude", CLAUDE_ID);
+    await this.export();
+    return entriesOf(this.archive);
+  }
 }
 
 /** Claude-like transcript lines naming `cwd`. */

@@ -39,19 +39,4 @@ describe("parsePlugin", () => {
       problems: ["field prompt.dropSwitches: --new takes a value (valueOptions, dropFlags or prompt.flag): a switch takes none"],
     });
   });
-
-  it("takes noConversation from a plugin file only as options and one-word commands", () => {
-    expect(parsePlugin({ ...base, noConversation: { options: ["-V", "--help"], commands: ["login"] } })).toEqual({ plugin: expect.anything() });
-    expect(parsePlugin({ ...base, noConversation: { options: ["version", "--x=1", "--"], commands: ["-l", "two words"], other: [] } })).toEqual({
-      problems: [
-        "field noConversation.options.0: an option: `-x` or `--name`, without a value",
-        "field noConversation.options.1: an option: `-x` or `--name`, without a value",
-        "field noConversation.options.2: an option: `-x` or `--name`, without a value",
-        "field noConversation.commands.0: one word, not an option",
-        "field noConversation.commands.1: one word, not an option",
-        expect.stringMatching(/^field noConversation: .*other/),
-      ],
-    });
-  });
-
 });

@@ -8,10 +8,8 @@ import { relevanceRules } from "../../../src/fast/replay/clues.js";
 import type { AgentPlugin } from "../../../src/agents/types.js";
 import type { Line } from "../../../src/engine/capture/line.js";
 import { Capture } from "../../../src/engine/capture/pipeline.js";
-import { BlockScanner } from "../../../src/fast/replay/blocks.js";
-import type { Block } from "../../../src/fast/replay/block.js";
 import { readBlocks, RangeReader, type StretchScan } from "../../../src/fast/replay/parallel.js";
-import { rangeChunks, stretchStarts } from "../../../src/fast/replay/ranges.js";
+import { stretchStarts } from "../../../src/fast/replay/ranges.js";
 import { scanStretch, type ScanMessage } from "../../../src/fast/replay/stretch.js";
 import { seeded } from "../../helpers/random.js";
 import { splitKeyRuns, transcript } from "../../helpers/transcript.js";
@@ -140,75 +138,6 @@ describe("reading a file in stretches", () => {
       expect(parts.lines, `${count} stretches`).toEqual(readOf(whole, parts));
       // The rows' next lines were found in blocks to pass over (3000 TUI rows each time).
       expect(parts.skipped, `${count} stretches`).toBeGreaterThanOrEqual(2);
-    }
-  });
-
-  it("finds the same blocks however the bytes arrive: byte runs, a whole 64 KiB read, more than one scan takes", () => {
-    const random = seeded(29);
-    let skipped = 0;
-    const blocks = (plugin: AgentPlugin, chunks: Buffer[]): { blocks: Block[]; lines: number } => {
-      const scanner = new BlockScanner(relevanceRules(plugin), 0);
-      for (const chunk of chunks) scanner.push(chunk);
-      scanner.end();
-      return { blocks: scanner.take(), lines: scanner.lines };
-    };
-    for (const [plugin, bytes] of [agents.amp, agents.cursor, agents.omp].flatMap((plugin) => {
-      const prefix = plugin === agents.amp ? "T-" : "";
-      return [[plugin, transcript(random, 1_000_000, prefix)], [plugin, splitKeyRuns(random, 20, prefix)]] as const;
-    })) {
-      const reads = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, k) => bytes.subarray(k * 65536, (k + 1) * 65536));
-      const expected = blocks(plugin, reads);
-      skipped += expected.blocks.filter((block) => block.skip !== undefined).length;
-      const chunks: Buffer[] = [];
-      for (let at = 0, size = 0; at < bytes.length; at += size) {
-        size = 1 + Math.floor(random() * (random() < 0.5 ? 16 : 8192));
-        chunks.push(bytes.subarray(at, at + size));
-      }
-      const got = blocks(plugin, chunks);
-      expect(got.lines, plugin.name).toBe(expected.lines);
-      for (let k = 0; k < Math.max(got.blocks.length, expected.blocks.length); k++) expect(got.blocks[k], `${plugin.name} block ${k}`).toEqual(expected.blocks[k]);
-      expect(blocks(plugin, [bytes]), plugin.name).toEqual(expected);
-    }
-    expect(skipped).toBeGreaterThan(20);
-  });
-
-  it("reads a range whole, each chunk ending after its last line feed unless the range ends or no line feed fits", () => {
-    const random = seeded(31);
-    const path = join(dir, "ranges.raw");
-    const bytes = Buffer.from(Array.from({ length: 400 }, () => `${"x".repeat(Math.floor(random() * (random() < 0.1 ? 300 : 60)))}${random() < 0.2 ? "\r" : "\n"}`).join(""));
-    writeFileSync(path, bytes);
-    const fd = openSync(path, "r");
-    try {
-      for (let trial = 0; trial < 50; trial++) {
-        const start = Math.floor(random() * bytes.length);
-        const end = random() < 0.3 ? undefined : start + Math.floor(random() * (bytes.length - start));
-        const buffer = Buffer.alloc(1 + Math.floor(random() * 200));
-        const chunks: Buffer[] = [];
-        for (const chunk of rangeChunks(fd, start, end, buffer)) chunks.push(Buffer.from(chunk));
-        const reached = start + chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-        expect(reached).toBe(end ?? bytes.length);
-        expect(Buffer.concat(chunks).equals(bytes.subarray(start, end))).toBe(true);
-        for (const chunk of chunks.slice(0, -1)) {
-          if (chunk.at(-1) !== 0x0a) expect(chunk.length === buffer.length && !chunk.includes(0x0a)).toBe(true);
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
-  });
-
-  it("cuts only just after a line feed, and not where there is none", () => {
-    const path = join(dir, "cuts.raw");
-    const bytes = Buffer.from(`${"a".repeat(300)}\n${"b".repeat(50)}\r${"c".repeat(500)}\n${"d".repeat(100)}`);
-    writeFileSync(path, bytes);
-    const fd = openSync(path, "r");
-    try {
-      const starts = stretchStarts(fd, bytes.length, 4);
-      expect(starts).toEqual([0, 301, 853]);
-      for (const start of starts.slice(1)) expect(bytes[start - 1]).toBe(0x0a);
-      expect(stretchStarts(fd, bytes.length, 1)).toEqual([0]);
-    } finally {
-      closeSync(fd);
     }
   });
 });
