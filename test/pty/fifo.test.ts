@@ -4,26 +4,14 @@
  * is left in the temp folder; where no FIFO can be made there are none, and no descriptor leaks.
  */
 import { spawn } from "node:child_process";
-import { closeSync, fstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, fstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentPipes } from "../../src/pty/fifo.js";
+import { ownTmpPerTest } from "../helpers/own-tmp.js";
 
-const savedTmp = process.env["TMPDIR"];
-const made: string[] = [];
-afterEach(() => {
-  if (savedTmp === undefined) delete process.env["TMPDIR"];
-  else process.env["TMPDIR"] = savedTmp;
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function ownTmp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "fifo-test-"));
-  made.push(dir);
-  process.env["TMPDIR"] = dir;
-  return dir;
-}
+/** A temp folder of this test's own, as TMPDIR: what sessionpin leaves in it can be counted. */
+const ownTmp = ownTmpPerTest("fifo-test");
 
 const openFds = (): number => readdirSync("/proc/self/fd").length;
 

@@ -3,29 +3,16 @@
  * its stdout and stderr are FIFOs as a shell's are, kept apart; a reader that goes away ends it
  * as it would end bare; where no FIFO can be made it still runs, on Node's sockets.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { OutputStream } from "../../src/pty/host.js";
 import { PipedOuter, spawnPiped } from "../../src/pty/pipes.js";
-
-const savedTmp = process.env["TMPDIR"];
-const made: string[] = [];
-afterEach(() => {
-  if (savedTmp === undefined) delete process.env["TMPDIR"];
-  else process.env["TMPDIR"] = savedTmp;
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { ownTmpPerTest } from "../helpers/own-tmp.js";
 
 /** A temp folder of this test's own, as TMPDIR: what sessionpin leaves in it can be counted. */
-function ownTmp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "pipes-test-"));
-  made.push(dir);
-  process.env["TMPDIR"] = dir;
-  return dir;
-}
+const ownTmp = ownTmpPerTest("pipes-test");
 
 function run(script: string, outer: PipedOuter) {
   outer.open();

@@ -1,9 +1,9 @@
 import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CarryError } from "../../src/state/archive-rules.js";
-import { CLAUDE_ID, tarOf, TwoMachines, withManifest, type RawEntry } from "./carry-support.js";
+import { CLAUDE_ID, exportedClaudeEachTest, tarOf, type TwoMachines, withManifest, type RawEntry } from "./carry-support.js";
 
 /**
  * Archives built to hurt: each is refused by `import` in one line, with exit code 3, and nothing is
@@ -15,11 +15,10 @@ const TRANSCRIPT = `store/${CLAUDE_ID}.jsonl`;
 let m: TwoMachines;
 let good: RawEntry[];
 
-beforeEach(async () => {
-  m = new TwoMachines();
-  good = await m.exportedClaude();
+exportedClaudeEachTest((made, entries) => {
+  m = made;
+  good = entries;
 });
-afterEach(() => m.cleanup());
 
 /** The archive's entries with the one named `name` replaced by `by` (or left out). */
 const replacing = (name: string, ...by: RawEntry[]): RawEntry[] => good.flatMap((e) => (e.name === name ? by : [e]));

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CarryError, refused } from "../../src/state/archive-rules.js";
 import { scanArchive, type ScanHandler } from "../../src/state/archive-read.js";
-import { CLAUDE_ID, tarOf, TwoMachines, type RawEntry } from "./carry-support.js";
+import { CLAUDE_ID, exportedClaudeEachTest, tarOf, type TwoMachines, type RawEntry } from "./carry-support.js";
 
 /**
  * scanArchive on its own: what its handler is told, in which order, and how the archive the user
@@ -13,11 +13,10 @@ import { CLAUDE_ID, tarOf, TwoMachines, type RawEntry } from "./carry-support.js
 let m: TwoMachines;
 let good: RawEntry[];
 
-beforeEach(async () => {
-  m = new TwoMachines();
-  good = await m.exportedClaude();
+exportedClaudeEachTest((made, entries) => {
+  m = made;
+  good = entries;
 });
-afterEach(() => m.cleanup());
 
 /** A handler that writes down what it is told, and takes the bytes of the entries `taking` names. */
 function recording(taking: (path: string) => boolean = () => true): { handler: ScanHandler; told: string[]; bodies: Map<string, Buffer> } {

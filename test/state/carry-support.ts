@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { Header } from "tar";
+import { afterEach, beforeEach } from "vitest";
 import { agents } from "../../src/agents/registry.js";
 import type { AgentPlugin, CarryFiles } from "../../src/agents/types.js";
 import { resolvePointerPath } from "../../src/pointer/path.js";
@@ -106,6 +107,16 @@ export class TwoMachines {
     await this.export();
     return entriesOf(this.archive);
   }
+}
+
+/** Before each test of a file: two machines and the entries of A's exported Claude session (exportedClaude); cleaned up after. */
+export function exportedClaudeEachTest(take: (m: TwoMachines, good: RawEntry[]) => void): void {
+  let m: TwoMachines | undefined;
+  beforeEach(async () => {
+    m = new TwoMachines();
+    take(m, await m.exportedClaude());
+  });
+  afterEach(() => m?.cleanup());
 }
 
 /** Claude-like transcript lines naming `cwd`. */
