@@ -124,9 +124,10 @@ export class PipedOuter implements OuterSide {
     }
   }
 
-  /** `listener` hears of each stream whose reader went away, once. */
+  /** `listener` hears of each stream whose reader went away, once: at once for one already gone (a second attempt's agent). */
   onReaderGone(listener: (stream: OutputStream) => void): void {
     this.#goneListeners.push(listener);
+    for (const stream of this.#gone) listener(stream);
   }
 
   size(): { cols: number; rows: number } {

@@ -56,4 +56,13 @@ describe("spawnPiped", () => {
     expect(status).toEqual({ exitCode: 0, signal: 13 });
     expect(got.stdout.startsWith("y\ny\n")).toBe(true);
   }, 15_000);
+
+  it("ends a second agent started after the reader went away (a fresh attempt after a rejection) as it ended the first", async () => {
+    ownTmp();
+    const reader = new PassThrough();
+    reader.once("data", () => reader.destroy());
+    const outer = new PipedOuter({ stdout: reader, stderr: new PassThrough() });
+    expect((await run("exec yes", outer)).status).toEqual({ exitCode: 0, signal: 13 });
+    expect((await run("exec yes", outer)).status).toEqual({ exitCode: 0, signal: 13 });
+  }, 15_000);
 });
