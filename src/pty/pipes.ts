@@ -20,15 +20,16 @@ export function spawnPiped(argv: readonly string[], options: SpawnOptions & { re
   const [file, ...args] = argv;
   if (file === undefined) throw new Error("spawnPiped needs a command");
   const pipes = agentPipes();
+  const ends = pipes === undefined ? [] : [pipes.stdout, pipes.stderr];
   let child;
   try {
     child = spawn(file, args, { cwd: options.cwd, env: { ...options.env }, stdio: [options.stdin, pipes?.stdout.write ?? "pipe", pipes?.stderr.write ?? "pipe"], detached: true });
   } catch (error) {
-    for (const pipe of pipes === undefined ? [] : [pipes.stdout, pipes.stderr]) pipe.read.destroy();
+    for (const pipe of ends) pipe.read.destroy();
     throw error;
   } finally {
     // The agent holds the write ends now: ours would keep its pipes open after it exited.
-    for (const pipe of pipes === undefined ? [] : [pipes.stdout, pipes.stderr]) closeSync(pipe.write);
+    for (const pipe of ends) closeSync(pipe.write);
   }
   const streams: Readonly<Record<OutputStream, Readable>> = pipes === undefined
     ? { stdout: child.stdout as Readable, stderr: child.stderr as Readable }
